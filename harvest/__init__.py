@@ -1,0 +1,1 @@
+"""harvest: resumable Scrapy harvest of Indonesian SIPP court case data."""

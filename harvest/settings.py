@@ -1,0 +1,49 @@
+"""Scrapy settings of the harvest project.
+
+Every project setting is documented (type, default, meaning) in README.md, "Settings reference".
+Each default appears once: here, or as a module constant of the component that owns it.
+Secrets never live here: the ingest token and proxy credentials come from the environment.
+"""
+
+from __future__ import annotations
+
+import os
+
+BOT_NAME = "harvest"
+SPIDER_MODULES = ["harvest.spiders"]
+NEWSPIDER_MODULE = "harvest.spiders"
+COMMANDS_MODULE = "harvest.commands"
+
+# --- workspace (harvest/workspace.py) -------------------------------------------------------
+# Absolute path, or relative to scrapy.cfg; under scrapyd it must be absolute.
+HARVEST_WORKSPACE = os.environ.get("HARVEST_WORKSPACE", "")
+
+# --- politeness: fit for real courts (docs/sipp-site.md §5.3) ------------------------------
+HARVEST_CONTACT = os.environ.get("HARVEST_CONTACT", "set HARVEST_CONTACT")
+USER_AGENT = f"harvest-sipp/0.1 (+court case research; contact: {HARVEST_CONTACT})"
+ROBOTSTXT_OBEY = False
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 2
+DOWNLOAD_DELAY = 1.0
+RANDOMIZE_DOWNLOAD_DELAY = True
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 1.0
+AUTOTHROTTLE_MAX_DELAY = 30.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
+DOWNLOAD_TIMEOUT = 60
+RETRY_ENABLED = True
+RETRY_TIMES = 3
+RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+COOKIES_ENABLED = True
+REDIRECT_ENABLED = True
+HTTPCACHE_ENABLED = False  # same URL, different content per session: never cache SIPP
+
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+FEED_EXPORT_ENCODING = "utf-8"
+LOG_LEVEL = "INFO"
+
+# --- scheduler and outcome tracking (extensions/) ------------------------------------------
+# (filled in by the scheduler work)
+
+# --- item pipeline (pipelines/) -------------------------------------------------------------
+# (filled in by the pipeline work)
