@@ -1,0 +1,30 @@
+"""Exceptions that name why a SIPP request failed; the scheduler stores ``reason`` as last error."""
+
+from __future__ import annotations
+
+from scrapy.exceptions import IgnoreRequest
+
+
+class PageError(IgnoreRequest):
+    """A response that arrived but is not the page we asked for (retries exhausted).
+
+    Raised from the downloader middleware chain, so the request's errback and the outcome
+    middleware see it like a download failure. ``reason`` is a short, stable description.
+    """
+
+    def __init__(self, reason: str, url: str = "") -> None:
+        super().__init__(f"{reason} ({url})" if url else reason)
+        self.reason = reason
+        self.url = url
+
+
+class ErrorPageServed(PageError):
+    """The server answered 200 with an error page (database error, PHP error, 404 text, ...)."""
+
+
+class WrongCase(PageError):
+    """The page belongs to another case (the one-shot session was clobbered) or is the list."""
+
+
+class RouteUnavailable(PageError):
+    """A route the stock SIPP code breaks (Diversi, KPPU): recorded, never retried."""
