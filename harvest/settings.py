@@ -43,7 +43,18 @@ FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
 
 # --- scheduler and outcome tracking (extensions/) ------------------------------------------
-# (filled in by the scheduler work)
+_SCHEDULER_DOWNLOADER_MIDDLEWARES: dict[str, int] = {}
+_SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {}
+_SCHEDULER_EXTENSIONS: dict[str, int] = {}
 
 # --- item pipeline (pipelines/) -------------------------------------------------------------
-# (filled in by the pipeline work)
+_PIPELINES: dict[str, int] = {}
+
+# --- SIPP sessions and page validation (harvest/) -------------------------------------------
+_SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int] = {}
+
+# --- assembled (do not edit: add to the section of your component above) --------------------
+DOWNLOADER_MIDDLEWARES = {**_SCHEDULER_DOWNLOADER_MIDDLEWARES, **_SIPP_DOWNLOADER_MIDDLEWARES}
+SPIDER_MIDDLEWARES = {**_SCHEDULER_SPIDER_MIDDLEWARES}
+EXTENSIONS = {**_SCHEDULER_EXTENSIONS}
+ITEM_PIPELINES = {**_PIPELINES}
