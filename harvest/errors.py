@@ -1,4 +1,4 @@
-"""Exceptions that name why a SIPP request failed; the scheduler stores ``reason`` as last error."""
+"""Exceptions naming why a SIPP request failed; the scheduler stores ``reason`` as last error."""
 
 from __future__ import annotations
 

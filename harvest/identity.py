@@ -34,8 +34,7 @@ def court_id_from_url(base_url: str) -> str:
     if _is_ip_or_localhost(host):
         port = parts.port or (443 if parts.scheme == "https" else 80)
         return f"{host.replace('.', '-').replace(':', '-')}-{port}"
-    if host.startswith("sipp."):
-        host = host[len("sipp.") :]
+    host = host.removeprefix("sipp.")
     label = host.split(".", 1)[0]
     if not label:
         raise IdentityError(f"cannot derive a court id from base_url {base_url!r}")

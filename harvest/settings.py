@@ -51,10 +51,21 @@ _SCHEDULER_EXTENSIONS: dict[str, int] = {}
 _PIPELINES: dict[str, int] = {}
 
 # --- SIPP sessions and page validation (harvest/) -------------------------------------------
-_SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int] = {}
+_SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
+    # one cookie jar per case, bounded, warmed with a full page when cold
+    "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
+    "harvest.sessions.SippSessionMiddleware": 700,
+    # error pages served with 200 and wrong-case pages: retried like a 5xx (between Retry 550
+    # and Redirect 600, so it judges the final page of a redirect chain)
+    "harvest.validation.SippValidationMiddleware": 580,
+}
+# SIPP_SESSION_MAX_JARS (int, default 256 in harvest/sessions.py): cookie jars kept at once.
 
 # --- assembled (do not edit: add to the section of your component above) --------------------
-DOWNLOADER_MIDDLEWARES = {**_SCHEDULER_DOWNLOADER_MIDDLEWARES, **_SIPP_DOWNLOADER_MIDDLEWARES}
+DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
+    **_SCHEDULER_DOWNLOADER_MIDDLEWARES,
+    **_SIPP_DOWNLOADER_MIDDLEWARES,
+}
 SPIDER_MIDDLEWARES = {**_SCHEDULER_SPIDER_MIDDLEWARES}
 EXTENSIONS = {**_SCHEDULER_EXTENSIONS}
 ITEM_PIPELINES = {**_PIPELINES}

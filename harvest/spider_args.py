@@ -1,0 +1,117 @@
+"""The ``sipp`` spider's arguments (``-a name=value``), parsed and validated before any request."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from harvest.identity import IdentityError, court_id_from_url, validate_court_id
+
+ALL_CASES = "all"
+
+
+class SpiderArgumentError(ValueError):
+    """A ``-a`` argument of the sipp spider is missing or malformed; the message says the fix."""
+
+
+@dataclass(frozen=True)
+class SippArgs:
+    base_url: str
+    court_id: str
+    listing: str = ALL_CASES
+    max_cases: int | None = None
+    since: str | None = None
+    until: str | None = None
+    tabs: frozenset[str] | None = None
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        base_url: str | None,
+        court_id: str | None = None,
+        listing: str | None = None,
+        max_cases: str | int | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        tabs: str | None = None,
+    ) -> SippArgs:
+        if not base_url:
+            raise SpiderArgumentError(
+                "missing -a base_url=<court SIPP root>, e.g. "
+                "-a base_url=https://sipp.pn-jakartapusat.go.id/"
+            )
+        base = _normalise_base_url(base_url)
+        try:
+            cid = validate_court_id(court_id) if court_id else court_id_from_url(base)
+        except IdentityError as exc:
+            raise SpiderArgumentError(str(exc)) from exc
+        since_d = _iso_date("since", since)
+        until_d = _iso_date("until", until)
+        if since_d and until_d and since_d > until_d:
+            raise SpiderArgumentError(f"-a since={since_d} is after -a until={until_d}")
+        return cls(
+            base_url=base,
+            court_id=cid,
+            listing=(listing or ALL_CASES).strip() or ALL_CASES,
+            max_cases=_positive_int("max_cases", max_cases),
+            since=since_d,
+            until=until_d,
+            tabs=_tab_set(tabs),
+        )
+
+    def wants_tab(self, slug: str) -> bool:
+        return self.tabs is None or slug in self.tabs
+
+
+def _normalise_base_url(value: str) -> str:
+    url = value.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SpiderArgumentError(
+            f"-a base_url={value!r} is not an http(s) URL; give the court's SIPP root, "
+            "e.g. https://sipp.pn-jakartapusat.go.id/ or https://pn-sleman.go.id/sipp/"
+        )
+    if parts.query or parts.fragment:
+        raise SpiderArgumentError(
+            f"-a base_url={value!r} has a query or fragment; give the SIPP root only "
+            "(SIPP routes are path segments)"
+        )
+    return url if url.endswith("/") else url + "/"
+
+
+def _iso_date(name: str, value: str | None) -> str | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip()).isoformat()
+    except ValueError as exc:
+        raise SpiderArgumentError(
+            f"-a {name}={value!r} is not a date; use YYYY-MM-DD (registration date)"
+        ) from exc
+
+
+def _positive_int(name: str, value: str | int | None) -> int | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = int(value)
+    except ValueError as exc:
+        raise SpiderArgumentError(f"-a {name}={value!r} is not a whole number") from exc
+    if number < 1:
+        raise SpiderArgumentError(f"-a {name}={value!r} must be at least 1")
+    return number
+
+
+def _tab_set(value: str | None) -> frozenset[str] | None:
+    if value is None or not value.strip():
+        return None
+    slugs = frozenset(s.strip().lower() for s in value.split(",") if s.strip())
+    bad = sorted(s for s in slugs if not s.replace("_", "").isalnum())
+    if bad:
+        raise SpiderArgumentError(
+            f"-a tabs: {', '.join(bad)} are not tab slugs; give comma-separated slugs such as "
+            "penetapan,jadwal_sidang,riwayat_perkara"
+        )
+    return slugs

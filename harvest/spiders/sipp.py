@@ -1,0 +1,215 @@
+"""The ``sipp`` spider: routing only. List pages -> each case's detail -> each of its tabs.
+
+Parsing lives in :mod:`harvest.sipp` (pure functions), page validation in
+:mod:`harvest.validation`, sessions in :mod:`harvest.sessions`, request state in
+:mod:`extensions`. Every request carries the logical key and group of DESIGN.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import logging
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from scrapy import Request, Spider
+from scrapy.exceptions import CloseSpider
+from scrapy.http import Response
+
+from harvest import identity
+from harvest.items import CASE_PART, CasePart, tab_part
+from harvest.sessions import META_FULL_PAGE, META_NEEDS_WARM, META_WARMUP_URL
+from harvest.sipp import ListRow, parse_detail_page, parse_list_page, parse_tab
+from harvest.sipp import case_part_data as build_case_part_data
+from harvest.spider_args import ALL_CASES, SippArgs
+from harvest.validation import META_CASE, META_EXPECT, raise_for_page_error
+
+logger = logging.getLogger(__name__)
+
+#: Rows per list page (fixed by SIPP).
+PAGE_SIZE = 20
+#: Dispatch order: tabs of started cases, then details, then new list pages.
+PRIORITY_TAB = 20
+PRIORITY_CASE = 10
+PRIORITY_LIST = 0
+
+
+class SippSpider(Spider):
+    """``scrapy crawl sipp -a base_url=<court SIPP root>`` (see README for every argument)."""
+
+    name = "sipp"
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        court_id: str | None = None,
+        listing: str | None = None,
+        max_cases: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        tabs: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.args = SippArgs.parse(
+            base_url=base_url,
+            court_id=court_id,
+            listing=listing,
+            max_cases=max_cases,
+            since=since,
+            until=until,
+            tabs=tabs,
+        )
+        self.court_id = self.args.court_id
+        self.base_url = self.args.base_url
+
+    async def start(self) -> AsyncIterator[Request]:
+        if self.args.listing == ALL_CASES:
+            yield self._list_request(self.base_url + "list_perkara", page=1, template=None)
+        else:
+            # The listing is a menu entry: read the menu from the court's root page first.
+            yield Request(
+                self.base_url,
+                callback=self.parse_menu,
+                priority=PRIORITY_LIST,
+                meta=self._list_meta(page=0),
+            )
+
+    # --- routing ------------------------------------------------------------------------------
+
+    def parse_menu(self, response: Response) -> Iterator[Request]:
+        raise_for_page_error(response)
+        page = parse_list_page(response.text, response.url)
+        wanted = self.args.listing.casefold()
+        for entry in page.menu:
+            if entry.label.strip().casefold() == wanted:
+                yield self._list_request(entry.url, page=1, template=None)
+                return
+        labels = ", ".join(sorted({e.label for e in page.menu})) or "(no menu found)"
+        logger.error("listing %r is not in the court's menu; choose one of: %s", wanted, labels)
+        raise CloseSpider(f"unknown listing {self.args.listing!r}")
+
+    def parse_list(self, response: Response) -> Iterator[Request]:
+        raise_for_page_error(response)
+        page = parse_list_page(response.text, response.url)
+        number: int = response.meta["sipp_page"]
+        stop = False
+        for offset, row in enumerate(page.rows):
+            index = (number - 1) * PAGE_SIZE + offset
+            if self.args.max_cases is not None and index >= self.args.max_cases:
+                stop = True
+                break
+            if row.registered is not None:
+                if self.args.until is not None and row.registered > self.args.until:
+                    continue
+                if self.args.since is not None and row.registered < self.args.since:
+                    stop = True  # newest first: everything after this is older
+                    break
+            yield self._case_request(row)
+        template = page.page_url_template or response.meta.get("sipp_template")
+        more = (page.total_cases is None or number * PAGE_SIZE < page.total_cases) and bool(
+            page.rows
+        )
+        if stop or page.no_data or not more:
+            return
+        if template is None:
+            logger.warning(
+                "no paging template on %s; stopping after page %d", response.url, number
+            )
+            return
+        yield self._list_request(
+            template.format(page=number + 1), page=number + 1, template=template
+        )
+
+    def parse_case(self, response: Response) -> Iterator[CasePart | Request]:
+        raise_for_page_error(response)
+        detail = parse_detail_page(response.text, response.url)
+        row_fields = response.meta.get("sipp_row")
+        row = ListRow(**row_fields) if row_fields else None
+        raw_number: str = response.meta["sipp_case_raw"]
+        yield CasePart(
+            court=self.court_id,
+            nomor_perkara=raw_number,
+            part=CASE_PART,
+            data=build_case_part_data(self.court_id, row, detail),
+            url=response.url,
+            fetched_at=_now(),
+        )
+        for tab in detail.tabs:
+            if tab.available and self.args.wants_tab(tab.slug):
+                yield self._tab_request(raw_number, tab.slug, tab.url)
+
+    def parse_tab(self, response: Response) -> Iterator[CasePart]:
+        raise_for_page_error(response)
+        slug: str = response.meta["sipp_tab"]
+        yield CasePart(
+            court=self.court_id,
+            nomor_perkara=response.meta["sipp_case_raw"],
+            part=tab_part(slug),
+            data=parse_tab(slug, response.text),
+            url=response.url,
+            fetched_at=_now(),
+        )
+
+    # --- requests -----------------------------------------------------------------------------
+
+    def _list_meta(self, page: int) -> dict[str, Any]:
+        return {
+            "harvest_key": identity.list_key(self.court_id, self.args.listing, page),
+            "cookiejar": f"{self.court_id}|list",
+            META_EXPECT: "list",
+            META_FULL_PAGE: True,
+            "sipp_page": page,
+        }
+
+    def _list_request(self, url: str, *, page: int, template: str | None) -> Request:
+        meta = self._list_meta(page)
+        if template is not None:
+            meta["sipp_template"] = template
+        return Request(url, callback=self.parse_list, priority=PRIORITY_LIST, meta=meta)
+
+    def _case_request(self, row: ListRow) -> Request:
+        number = identity.normalise_case_number(row.nomor_perkara)
+        group = identity.case_group(self.court_id, number)
+        return Request(
+            row.detail_url,
+            callback=self.parse_case,
+            priority=PRIORITY_CASE,
+            # show_* redirects to one fixed URL for every case: never filter by URL.
+            dont_filter=True,
+            meta={
+                "harvest_key": identity.case_key(self.court_id, number),
+                "harvest_group": group,
+                "cookiejar": group,
+                META_EXPECT: "detail",
+                META_CASE: number,
+                META_FULL_PAGE: True,
+                "sipp_case_raw": row.nomor_perkara,
+                "sipp_row": dataclasses.asdict(row),
+            },
+        )
+
+    def _tab_request(self, raw_number: str, slug: str, url: str) -> Request:
+        number = identity.normalise_case_number(raw_number)
+        group = identity.case_group(self.court_id, number)
+        return Request(
+            url,
+            callback=self.parse_tab,
+            priority=PRIORITY_TAB,
+            dont_filter=True,
+            meta={
+                "harvest_key": identity.tab_key(self.court_id, number, slug),
+                "harvest_group": group,
+                "cookiejar": group,
+                META_EXPECT: "tab",
+                META_NEEDS_WARM: True,
+                META_WARMUP_URL: self.base_url,
+                "sipp_case_raw": raw_number,
+                "sipp_tab": slug,
+            },
+        )
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
