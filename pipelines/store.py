@@ -1,0 +1,642 @@
+"""The workspace item store (``<workspace>/items.sqlite``): case parts and merged documents.
+
+Owns the SQLite file, the upsert of one part on ``(dedupe_key, part)``, completeness of a case and
+the merged case document of DESIGN.md (Items). Imports nothing from Scrapy: ``ship.py`` and
+``scrapy export`` read documents through :class:`ItemStore` too.
+
+Files written (an implementation detail; only this module reads them):
+
+``items.sqlite`` (+ ``-wal``/``-shm``), mode ``0600``, WAL, ``synchronous=NORMAL``:
+
+- ``parts``: one row per ``(dedupe_key, part)`` with the canonical JSON of the part's data, its
+  ``part_hash``, the raw case number, url and fetch time (volatile, never hashed), and the times
+  first seen / last changed / last seen.
+- ``cases``: one row per dedupe key, rewritten in the same transaction whenever one of its parts
+  is created or updated: court, source id, ``complete``, the tabs still missing, and the merged
+  document's ``content_hash``.
+
+Every upsert is one committed transaction: when :meth:`ItemStore.upsert_part` returns, the part is
+on disk (it survives ``kill -9`` of the writer), so the request that produced it may be marked ok.
+Nothing is cached in memory: a store of a million cases costs the same RAM as an empty one.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+from urllib.parse import quote
+
+from harvest.canonical import NotCanonicalisable, canonical_json, content_hash, document_hash
+from harvest.identity import (
+    IdentityError,
+    normalise_case_number,
+    source_type,
+    validate_court_id,
+)
+from harvest.items import CASE_PART, TAB_PART_PREFIX
+
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "SCHEMA_VERSION",
+    "InvalidPart",
+    "ItemStore",
+    "ItemStoreError",
+    "PartRecord",
+    "UpsertResult",
+    "ValidPart",
+    "merge_document",
+    "missing_tab_slugs",
+    "validate_part",
+]
+
+#: ``PRAGMA user_version`` of an item store this module writes.
+SCHEMA_VERSION = 1
+#: How long a write waits for another writer (a second crawl, a court in parallel) to finish.
+BUSY_TIMEOUT_MS = 30_000
+
+_SLUG_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+_SCHEMA = """
+CREATE TABLE parts (
+    dedupe_key      TEXT NOT NULL,
+    part            TEXT NOT NULL,
+    court           TEXT NOT NULL,
+    source_id       TEXT NOT NULL,
+    case_number_raw TEXT NOT NULL,
+    data_json       TEXT NOT NULL,
+    part_hash       TEXT NOT NULL,
+    url             TEXT NOT NULL,
+    fetched_at      TEXT NOT NULL,
+    first_seen      TEXT NOT NULL,
+    last_changed    TEXT NOT NULL,
+    last_seen       TEXT NOT NULL,
+    PRIMARY KEY (dedupe_key, part)
+);
+CREATE TABLE cases (
+    dedupe_key    TEXT PRIMARY KEY,
+    court         TEXT NOT NULL,
+    source_id     TEXT NOT NULL,
+    has_case      INTEGER NOT NULL,
+    complete      INTEGER NOT NULL,
+    missing_tabs  TEXT NOT NULL,
+    content_hash  TEXT NOT NULL,
+    first_seen    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX cases_by_complete ON cases (complete, dedupe_key);
+CREATE INDEX cases_by_court ON cases (court, complete, dedupe_key);
+"""
+
+
+class UpsertResult(enum.Enum):
+    """What one :meth:`ItemStore.upsert_part` did; ``value`` is the stat name."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+
+
+class ItemStoreError(RuntimeError):
+    """The item store cannot be used (corrupt, foreign, missing, locked); nothing was written."""
+
+
+class InvalidPart(ValueError):
+    """A part that cannot be stored. ``reason`` is a short stable slug (used in stat names)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ValidPart:
+    """A part that passed :func:`validate_part`: keys computed, data canonicalised and hashed."""
+
+    court: str
+    source_type: str
+    source_id: str
+    dedupe_key: str
+    case_number_raw: str
+    part: str
+    data_json: str
+    part_hash: str
+
+
+@dataclass(frozen=True)
+class PartRecord:
+    """One stored part as :meth:`ItemStore.get_part` returns it (timestamps are UTC ISO 8601)."""
+
+    dedupe_key: str
+    part: str
+    court: str
+    source_id: str
+    case_number_raw: str
+    data: Any
+    part_hash: str
+    url: str
+    fetched_at: str
+    first_seen: str
+    last_changed: str
+    last_seen: str
+
+
+def validate_part(*, court: Any, case_number: Any, part: Any, data: Any) -> ValidPart:
+    """Check one part and compute its keys and canonical form, or raise :class:`InvalidPart`.
+
+    Reasons: ``missing-court``, ``bad-court``, ``missing-case-number``, ``bad-part`` (part is not
+    ``"case"`` or ``"tab:<slug>"``), ``not-serialisable`` (data is not plain JSON: NaN, bytes,
+    sets, objects ...), ``bad-case-data`` (the ``case`` part is not an object with a ``tabs`` list
+    of ``{"slug": str, "label": str, "available": bool}``).
+    """
+    if not isinstance(court, str) or not court.strip():
+        raise InvalidPart("missing-court", f"part has no court id (got {court!r})")
+    try:
+        court_id = validate_court_id(court)
+    except IdentityError as exc:
+        raise InvalidPart("bad-court", str(exc)) from exc
+    if not isinstance(case_number, str) or not normalise_case_number(case_number):
+        raise InvalidPart(
+            "missing-case-number", f"part has no case number (nomor_perkara {case_number!r})"
+        )
+    source_id = normalise_case_number(case_number)
+    if not isinstance(part, str) or not (
+        part == CASE_PART
+        or (part.startswith(TAB_PART_PREFIX) and _is_slug(part[len(TAB_PART_PREFIX) :]))
+    ):
+        raise InvalidPart(
+            "bad-part",
+            f"part name {part!r} is neither 'case' nor 'tab:<slug>' (slug [A-Za-z0-9_-])",
+        )
+    try:
+        data_json = canonical_json(data)
+    except NotCanonicalisable as exc:
+        raise InvalidPart("not-serialisable", f"data of part {part!r} is {exc}") from exc
+    if part == CASE_PART:
+        _check_case_data(data)
+    stype = source_type(court_id)
+    return ValidPart(
+        court=court_id,
+        source_type=stype,
+        source_id=source_id,
+        dedupe_key=f"{stype}:{source_id}",
+        case_number_raw=case_number,
+        part=part,
+        data_json=data_json,
+        part_hash=content_hash(data),
+    )
+
+
+def _is_slug(text: str) -> bool:
+    return _SLUG_RE.fullmatch(text) is not None
+
+
+def _check_case_data(data: Any) -> None:
+    if not isinstance(data, dict):
+        raise InvalidPart(
+            "bad-case-data",
+            f"data of the 'case' part must be an object, not {type(data).__name__}",
+        )
+    tabs = data.get("tabs")
+    if not isinstance(tabs, list):
+        raise InvalidPart(
+            "bad-case-data", f"the 'case' part must list its tabs in data['tabs'], got {tabs!r}"
+        )
+    for tab in tabs:
+        if not (
+            isinstance(tab, dict)
+            and isinstance(tab.get("slug"), str)
+            and _is_slug(tab["slug"])
+            and isinstance(tab.get("available"), bool)
+        ):
+            raise InvalidPart(
+                "bad-case-data",
+                f"tab entry {tab!r} of the 'case' part needs a 'slug' ([A-Za-z0-9_-]) and a "
+                "boolean 'available'",
+            )
+
+
+def merge_document(
+    *, dedupe_key: str, source_type: str, source_id: str, parts: Iterable[tuple[str, Any]]
+) -> dict[str, Any]:
+    """The case document of DESIGN.md from the ``(part, data)`` pairs of one dedupe key.
+
+    ``case`` is the ``case`` part's data (``None`` while it is missing); ``tabs`` maps each slug
+    to its ``tab:<slug>`` part's data, for every tab part present. ``complete`` is true when the
+    ``case`` part is present and every tab it lists with ``available`` true has a part.
+    ``content_hash`` is :func:`harvest.canonical.document_hash` of the document.
+    """
+    case: Any = None
+    tabs: dict[str, Any] = {}
+    for part, data in parts:
+        if part == CASE_PART:
+            case = data
+        else:
+            tabs[part[len(TAB_PART_PREFIX) :]] = data
+    document: dict[str, Any] = {
+        "dedupe_key": dedupe_key,
+        "source_type": source_type,
+        "source_id": source_id,
+        "content_hash": "",
+        "complete": case is not None and not missing_tab_slugs(case, tabs),
+        "case": case,
+        "tabs": tabs,
+    }
+    document["content_hash"] = document_hash(document)
+    return document
+
+
+def missing_tab_slugs(case: Any, tabs: dict[str, Any]) -> list[str]:
+    """Slugs the ``case`` part lists as available that have no tab part yet (in listed order)."""
+    if not isinstance(case, dict):
+        return []
+    return [
+        t["slug"]
+        for t in case.get("tabs", [])
+        if isinstance(t, dict) and t.get("available") and t.get("slug") not in tabs
+    ]
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+class ItemStore:
+    """``items.sqlite``: upsert parts, read merged case documents. One instance per process.
+
+    Not thread-safe (one connection). Readers (``readonly=True``) may run while a crawl writes:
+    each :meth:`iter_documents` sees one consistent snapshot.
+    """
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, *, readonly: bool) -> None:
+        self.path = path
+        self.readonly = readonly
+        self._conn = conn
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path, *, readonly: bool = False) -> Self:
+        """Open (and, unless ``readonly``, create ``0600``) the item store at ``path``.
+
+        Raises :class:`ItemStoreError` naming the file when it is missing (readonly), not an
+        SQLite database, or an SQLite database that is not a harvest item store. Nothing is ever
+        deleted or overwritten: the message says to move the file aside.
+        """
+        path = Path(path)
+        if readonly:
+            if not path.is_file():
+                raise ItemStoreError(
+                    f"no item store at {str(path)!r}: nothing has been harvested into this "
+                    "workspace yet (run a crawl first, or check HARVEST_WORKSPACE)"
+                )
+            uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+            conn = cls._connect(path, uri, uri=True)
+        else:
+            cls._create_private(path)
+            conn = cls._connect(path, str(path), uri=False)
+        store = cls(path, conn, readonly=readonly)
+        try:
+            store._prepare()
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    @staticmethod
+    def _create_private(path: Path) -> None:
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+            os.close(fd)
+        except OSError as exc:
+            raise ItemStoreError(
+                f"cannot create item store {str(path)!r}: {exc.strerror}; the workspace "
+                "directory must exist and be writable (HARVEST_WORKSPACE)"
+            ) from exc
+        _secure_files(path)
+
+    @staticmethod
+    def _connect(path: Path, target: str, *, uri: bool) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                target, uri=uri, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+        except sqlite3.Error as exc:
+            raise ItemStoreError(f"cannot open item store {str(path)!r}: {exc}") from exc
+        return conn
+
+    def _prepare(self) -> None:
+        conn = self._conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {
+                row[0]
+                for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        except sqlite3.DatabaseError as exc:
+            raise ItemStoreError(
+                f"{str(self.path)!r} is not a readable SQLite database ({exc}); move it aside "
+                "(e.g. rename it to items.sqlite.bad) and re-run to start a new item store: "
+                "nothing was deleted"
+            ) from exc
+        if version == 0 and not tables:
+            if self.readonly:
+                raise ItemStoreError(
+                    f"item store {str(self.path)!r} is empty: nothing has been harvested yet"
+                )
+            self._create_schema()
+        elif version != SCHEMA_VERSION or not {"parts", "cases"} <= tables:
+            raise ItemStoreError(
+                f"{str(self.path)!r} is an SQLite database but not a harvest item store of "
+                f"schema {SCHEMA_VERSION} (user_version {version}, tables {sorted(tables)}); "
+                "move it aside and re-run: nothing was deleted"
+            )
+        if not self.readonly:
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+            except sqlite3.DatabaseError as exc:
+                raise self._error("cannot switch to WAL mode", exc) from exc
+            _secure_files(self.path)
+
+    def _create_schema(self) -> None:
+        with self._write():
+            if self._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return  # another process created it while we waited for the write lock
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._conn.execute(statement)
+            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        """Close the connection. Nothing depends on it: every upsert is already committed."""
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot start a write", exc) from exc
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            self._conn.execute("ROLLBACK")
+            raise self._error("cannot commit", exc) from exc
+
+    def _error(self, what: str, exc: sqlite3.Error) -> ItemStoreError:
+        return ItemStoreError(
+            f"item store {str(self.path)!r}: {what}: {exc} (if it is locked, another process "
+            f"held it for more than {BUSY_TIMEOUT_MS // 1000}s; if it is malformed, move it "
+            "aside and re-run)"
+        )
+
+    def upsert_part(
+        self,
+        *,
+        court: str,
+        case_number: str,
+        part: str,
+        data: Any,
+        url: str = "",
+        fetched_at: str = "",
+    ) -> UpsertResult:
+        """Store one part of one case on ``(dedupe_key, part)``, committed before returning.
+
+        New -> ``CREATED``; same canonical data -> ``UNCHANGED`` (only ``last_seen``, url and
+        fetch time move); different data -> ``UPDATED`` (``last_changed`` moves). On created or
+        updated, the case's completeness and document hash are recomputed in the same
+        transaction. Raises :class:`InvalidPart` (nothing written) for bad input and
+        :class:`ItemStoreError` when the database fails (nothing written either).
+        """
+        if self.readonly:
+            raise ItemStoreError(f"item store {str(self.path)!r} was opened read-only")
+        valid = validate_part(court=court, case_number=case_number, part=part, data=data)
+        now = _utc_now()
+        conn = self._conn
+        with self._write():
+            try:
+                row = conn.execute(
+                    "SELECT part_hash FROM parts WHERE dedupe_key = ? AND part = ?",
+                    (valid.dedupe_key, valid.part),
+                ).fetchone()
+                if row is None:
+                    conn.execute(
+                        "INSERT INTO parts (dedupe_key, part, court, source_id, case_number_raw,"
+                        " data_json, part_hash, url, fetched_at, first_seen, last_changed,"
+                        " last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            valid.dedupe_key,
+                            valid.part,
+                            valid.court,
+                            valid.source_id,
+                            valid.case_number_raw,
+                            valid.data_json,
+                            valid.part_hash,
+                            url,
+                            fetched_at,
+                            now,
+                            now,
+                            now,
+                        ),
+                    )
+                    result = UpsertResult.CREATED
+                elif row[0] == valid.part_hash:
+                    conn.execute(
+                        "UPDATE parts SET case_number_raw = ?, url = ?, fetched_at = ?,"
+                        " last_seen = ? WHERE dedupe_key = ? AND part = ?",
+                        (
+                            valid.case_number_raw,
+                            url,
+                            fetched_at,
+                            now,
+                            valid.dedupe_key,
+                            valid.part,
+                        ),
+                    )
+                    result = UpsertResult.UNCHANGED
+                else:
+                    conn.execute(
+                        "UPDATE parts SET case_number_raw = ?, data_json = ?, part_hash = ?,"
+                        " url = ?, fetched_at = ?, last_changed = ?, last_seen = ?"
+                        " WHERE dedupe_key = ? AND part = ?",
+                        (
+                            valid.case_number_raw,
+                            valid.data_json,
+                            valid.part_hash,
+                            url,
+                            fetched_at,
+                            now,
+                            now,
+                            valid.dedupe_key,
+                            valid.part,
+                        ),
+                    )
+                    result = UpsertResult.UPDATED
+                if result is not UpsertResult.UNCHANGED:
+                    self._refresh_case(valid, now)
+            except sqlite3.DatabaseError as exc:
+                raise self._error("cannot write a part", exc) from exc
+        return result
+
+    def _refresh_case(self, valid: ValidPart, now: str) -> None:
+        document = merge_document(
+            dedupe_key=valid.dedupe_key,
+            source_type=valid.source_type,
+            source_id=valid.source_id,
+            parts=self._parts_of(valid.dedupe_key),
+        )
+        missing = missing_tab_slugs(document["case"], document["tabs"])
+        self._conn.execute(
+            "INSERT INTO cases (dedupe_key, court, source_id, has_case, complete, missing_tabs,"
+            " content_hash, first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (dedupe_key) DO UPDATE SET has_case = excluded.has_case,"
+            " complete = excluded.complete, missing_tabs = excluded.missing_tabs,"
+            " content_hash = excluded.content_hash, updated_at = excluded.updated_at",
+            (
+                valid.dedupe_key,
+                valid.court,
+                valid.source_id,
+                int(document["case"] is not None),
+                int(document["complete"]),
+                canonical_json(missing),
+                document["content_hash"],
+                now,
+                now,
+            ),
+        )
+
+    def _parts_of(self, dedupe_key: str) -> Iterator[tuple[str, Any]]:
+        rows = self._conn.execute(
+            "SELECT part, data_json FROM parts WHERE dedupe_key = ? ORDER BY part", (dedupe_key,)
+        ).fetchall()
+        return ((part, json.loads(data_json)) for part, data_json in rows)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def iter_documents(
+        self, *, complete_only: bool = True, court: str | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Stream the merged case documents ordered by ``dedupe_key`` (memory stays flat).
+
+        ``complete_only`` keeps complete cases only; ``court`` keeps one court id. The whole
+        iteration reads one snapshot of the store, even while a crawl keeps writing.
+        """
+        where: list[str] = []
+        params: list[Any] = []
+        if complete_only:
+            where.append("c.complete = 1")
+        if court is not None:
+            where.append("c.court = ?")
+            params.append(court)
+        sql = (
+            "SELECT c.dedupe_key, c.court, c.source_id, p.part, p.data_json"
+            " FROM cases AS c JOIN parts AS p ON p.dedupe_key = c.dedupe_key"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY c.dedupe_key, p.part"
+        )
+        try:
+            cursor = self._conn.execute(sql, params)
+            for key, grouped in itertools.groupby(cursor, key=lambda row: row[0]):
+                rows = list(grouped)  # the parts of one case only
+                yield merge_document(
+                    dedupe_key=key,
+                    source_type=source_type(rows[0][1]),
+                    source_id=rows[0][2],
+                    parts=((row[3], json.loads(row[4])) for row in rows),
+                )
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot read documents", exc) from exc
+
+    def get_document(self, dedupe_key: str) -> dict[str, Any] | None:
+        """The merged document of one dedupe key, complete or not; ``None`` if no part exists."""
+        try:
+            row = self._conn.execute(
+                "SELECT court, source_id FROM cases WHERE dedupe_key = ?", (dedupe_key,)
+            ).fetchone()
+            if row is None:
+                return None
+            return merge_document(
+                dedupe_key=dedupe_key,
+                source_type=source_type(row[0]),
+                source_id=row[1],
+                parts=self._parts_of(dedupe_key),
+            )
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot read a document", exc) from exc
+
+    def count_documents(self, *, complete_only: bool = False) -> int:
+        """How many cases have at least one part (``complete_only``: how many are complete)."""
+        sql = "SELECT count(*) FROM cases" + (" WHERE complete = 1" if complete_only else "")
+        try:
+            return int(self._conn.execute(sql).fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot count documents", exc) from exc
+
+    def count_parts(self) -> int:
+        """How many part rows the store holds."""
+        try:
+            return int(self._conn.execute("SELECT count(*) FROM parts").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot count parts", exc) from exc
+
+    def get_part(self, dedupe_key: str, part: str) -> PartRecord | None:
+        """One stored part with its hash and timestamps, or ``None``."""
+        try:
+            row = self._conn.execute(
+                "SELECT dedupe_key, part, court, source_id, case_number_raw, data_json, part_hash,"
+                " url, fetched_at, first_seen, last_changed, last_seen"
+                " FROM parts WHERE dedupe_key = ? AND part = ?",
+                (dedupe_key, part),
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot read a part", exc) from exc
+        if row is None:
+            return None
+        values = list(row)
+        values[5] = json.loads(values[5])
+        return PartRecord(*values)
+
+    def missing_tabs(self, dedupe_key: str) -> list[str] | None:
+        """The available tabs a case still waits for (``None``: no such case, or no case part)."""
+        try:
+            row = self._conn.execute(
+                "SELECT has_case, missing_tabs FROM cases WHERE dedupe_key = ?", (dedupe_key,)
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._error("cannot read a case", exc) from exc
+        if row is None or not row[0]:
+            return None
+        result: list[str] = json.loads(row[1])
+        return result
+
+
+def _secure_files(path: Path) -> None:
+    """Tighten the database and its WAL/SHM companions to ``0600`` (as harvest.workspace does)."""
+    for suffix in ("", "-wal", "-shm"):
+        companion = Path(f"{path}{suffix}")
+        if companion.exists():
+            os.chmod(companion, 0o600)
