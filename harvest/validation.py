@@ -92,6 +92,7 @@ class SippValidationMiddleware:
         stats = self.crawler.stats
         if stats is not None:
             stats.inc_value(f"harvest/validation/{kind}")
+        assert self.crawler.spider is not None
         retry = get_retry_request(request, spider=self.crawler.spider, reason=f"sipp: {reason}")
         if retry is not None:
             if reason.startswith(_SESSION_REASONS):
