@@ -1,0 +1,121 @@
+"""Small typed helpers over lxml for SIPP markup: parsing, scoped rows and cells, cell text.
+
+SIPP repeats ids (every party table is ``id="tableinfo"``, every tab anchor ``id='tabInfo'``)
+and nests tables inside cells, so rows are always taken from one table's own ``tr`` children
+(``./tr`` or ``./tbody/tr``), never with a document-wide ``//tr``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import lxml.etree
+import lxml.html
+
+from harvest.sipp.exceptions import ParseError
+from harvest.sipp.normalise import clean_text
+
+#: An lxml HTML element (lxml ships no type stubs).
+Element = Any
+
+_BLOCK_TAGS = frozenset(
+    {"p", "div", "li", "ol", "ul", "tr", "table", "tbody", "h1", "h2", "h3", "h4", "h5", "h6"}
+)
+
+
+def parse_html(html: str, page: str) -> Element:
+    """The document element of ``html`` (a full page or a fragment without ``<html>``)."""
+    if not html or not html.strip():
+        raise ParseError(f"{page}: empty body, nothing to parse")
+    try:
+        return lxml.html.document_fromstring(html)
+    except (lxml.etree.ParserError, ValueError) as e:
+        raise ParseError(f"{page}: HTML could not be parsed ({e})") from e
+
+
+def xpath_elements(node: Element, path: str) -> list[Element]:
+    """Elements matched by ``path`` under ``node`` (attribute/text results are dropped)."""
+    result = node.xpath(path)
+    if not isinstance(result, list):
+        return []
+    return [el for el in result if isinstance(el, lxml.html.HtmlElement)]
+
+
+def first(node: Element, path: str) -> Element | None:
+    found = xpath_elements(node, path)
+    return found[0] if found else None
+
+
+def xpath_strings(node: Element, path: str) -> list[str]:
+    result = node.xpath(path)
+    if not isinstance(result, list):
+        return [str(result)]
+    return [str(x) for x in result]
+
+
+def rows(table: Element) -> list[Element]:
+    """The table's own rows (not those of tables nested in its cells)."""
+    return xpath_elements(table, "./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr")
+
+
+def cells(row: Element) -> list[Element]:
+    return xpath_elements(row, "./td | ./th")
+
+
+def raw_text(el: Element) -> str:
+    """All text under ``el`` (scripts and styles excluded), unnormalised."""
+    parts: list[str] = []
+    _collect_inner(el, parts, breaks=False)
+    return "".join(parts)
+
+
+def text(el: Element | None) -> str:
+    """The cell's text with whitespace collapsed (``<br>`` counts as a space)."""
+    if el is None:
+        return ""
+    return clean_text(raw_text(el))
+
+
+def lines(el: Element | None) -> list[str]:
+    """The cell's text split at ``<br>`` and block elements, each line cleaned, empties dropped."""
+    if el is None:
+        return []
+    parts: list[str] = []
+    _collect_inner(el, parts, breaks=True)
+    return [line for line in (clean_text(x) for x in "".join(parts).split("\n")) if line]
+
+
+def _collect_inner(el: Element, out: list[str], *, breaks: bool) -> None:
+    if el.text:
+        out.append(el.text)
+    for child in el:
+        _collect(child, out, breaks=breaks)
+
+
+def _collect(el: Element, out: list[str], *, breaks: bool) -> None:
+    tag = el.tag if isinstance(el.tag, str) else ""
+    if tag in ("script", "style"):
+        if el.tail:
+            out.append(el.tail)
+        return
+    if tag == "br":
+        out.append("\n" if breaks else " ")
+    elif breaks and tag in _BLOCK_TAGS:
+        out.append("\n")
+    if el.text and tag:
+        out.append(el.text)
+    for child in el:
+        _collect(child, out, breaks=breaks)
+    if breaks and tag in _BLOCK_TAGS:
+        out.append("\n")
+    elif tag in ("td", "th"):
+        out.append(" ")
+    if el.tail:
+        out.append(el.tail)
+
+
+def inner_html(el: Element) -> str:
+    """The markup inside ``el`` (its text, children and their tails), as the page had it."""
+    parts = [el.text or ""]
+    parts.extend(lxml.html.tostring(child, encoding="unicode") for child in el)
+    return "".join(parts)

@@ -1,0 +1,282 @@
+"""The list page (``/list_perkara``, ``/list_perkara/type/<enc>``, ``.../page/<n>/...``).
+
+One parser for every list: the "all cases" list, the per-flow lists of the menu, their pages,
+and the traffic-ticket (tilang, alur 114) list whose columns differ. Columns are recognised by
+their header text, not their position.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from harvest.sipp.exceptions import ParseError
+from harvest.sipp.html import Element, cells, first, lines, parse_html, rows, text, xpath_elements
+from harvest.sipp.normalise import clean_text, is_empty, parse_date, parse_int
+
+PAGE = "list page"
+NO_DATA_TEXT = "data tidak ditemukan"
+
+_TOTAL = re.compile(r"Total\s*:\s*([\d.]+)\s*Perkara", re.IGNORECASE)
+_TOTAL_PAGE_VAR = re.compile(r"var\s+totalPage\s*=\s*['\"]?(\d+)['\"]?")
+_PAGE_TEMPLATE = re.compile(
+    r"window\.open\(\s*'([^']*?/page/)'\s*\+\s*pageNumber\s*\+\s*'([^']*)'", re.IGNORECASE
+)
+_LIST_LINK = re.compile(r"^(?P<root>.*?/list_perkara)/(?P<rest>[^?#]+)$")
+
+
+@dataclass(frozen=True)
+class MenuEntry:
+    """A listing the site's menu offers: its label and absolute URL (the ``/type/`` form)."""
+
+    label: str
+    url: str
+
+
+@dataclass(frozen=True)
+class ListRow:
+    """One case row of a list page.
+
+    ``nomor_perkara`` is the case number exactly as shown; ``detail_url`` the absolute
+    ``show_detil`` link (its token changes on every render); ``registered`` the ISO
+    registration date (``None`` on the tilang list, which has none); ``data`` the row as it
+    goes into the case part (see :func:`harvest.sipp.case_part_data`).
+    """
+
+    nomor_perkara: str
+    detail_url: str
+    registered: str | None
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """A parsed list page.
+
+    ``total_cases`` is the court's row count for this listing (``Total : 10.788 Perkara``, or
+    the JS ``var totalPage`` when the total line is missing); pages = ceil(total / 20).
+    ``page_url_template`` is the absolute paging URL with ``{page}`` where the number goes.
+    ``no_data`` is true when the table holds the ``Data Tidak diTemukan`` row (or no case row
+    at all): past the last page, or an empty listing.
+    """
+
+    title: str
+    rows: list[ListRow]
+    total_cases: int | None
+    page_url_template: str | None
+    menu: list[MenuEntry]
+    no_data: bool
+
+
+# Header text (lower case, whitespace collapsed) -> key in ListRow.data and how to read it.
+_COLUMNS: dict[str, tuple[str, str]] = {
+    "no": ("no", "int"),
+    "nomor perkara": ("nomor_perkara", "text"),
+    "tanggal register": ("tanggal_register", "date"),
+    "klasifikasi perkara": ("klasifikasi_perkara", "text"),
+    "para pihak": ("para_pihak", "parties"),
+    "status perkara": ("status_perkara", "text"),
+    "lama proses": ("lama_proses", "text"),
+    "link": ("", "link"),
+    # tilang (alur 114)
+    "nomor seri tilang / no pembayaran": ("nomor_seri_tilang", "lines"),
+    "tanda nomor kendaraan bermotor": ("tanda_nomor_kendaraan", "text"),
+    "pelanggar": ("pelanggar", "text"),
+    "tanggal sidang ruang sidang": ("tanggal_sidang", "date_room"),
+    "putusan": ("putusan", "text"),
+}
+
+
+def parse_list_page(html: str, url: str) -> ListPage:
+    """Parse a list page fetched from ``url`` (used to make links absolute).
+
+    Raises :class:`ParseError` when the page has no case table or an unknown column layout.
+    """
+    doc = parse_html(html, PAGE)
+    table = first(doc, "//table[@id='tablePerkaraAll']")
+    if table is None:
+        raise ParseError(f"{PAGE}: no table#tablePerkaraAll in the page from {url}")
+    title = text(first(doc, "//div[@id='pageTitle']"))
+    header: list[str] | None = None
+    out_rows: list[ListRow] = []
+    no_data = False
+    for tr in rows(table):
+        tds = cells(tr)
+        if not tds:
+            continue
+        texts = [text(td) for td in tds]
+        if header is None:
+            if texts[0].lower() != "no":
+                raise ParseError(f"{PAGE}: first row of #tablePerkaraAll is not a header: {texts}")
+            header = [t.lower() for t in texts]
+            unknown = [h for h in header if h not in _COLUMNS]
+            if unknown:
+                raise ParseError(f"{PAGE}: unknown list columns {unknown} in {url}")
+            continue
+        if clean_text(" ".join(texts)).lower() == NO_DATA_TEXT:
+            no_data = True
+            continue
+        out_rows.append(_parse_row(header, tds, url))
+    if header is None:
+        raise ParseError(f"{PAGE}: #tablePerkaraAll has no header row ({url})")
+    return ListPage(
+        title=title,
+        rows=out_rows,
+        total_cases=_total_cases(doc, html),
+        page_url_template=_page_url_template(html, url),
+        menu=_menu(doc, url),
+        no_data=no_data or not out_rows,
+    )
+
+
+def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
+    if len(tds) != len(header):
+        raise ParseError(
+            f"{PAGE}: a row has {len(tds)} cells, the header {len(header)}: "
+            f"{[text(td) for td in tds]}"
+        )
+    data: dict[str, Any] = {}
+    detail_url = ""
+    for name, td in zip(header, tds, strict=True):
+        key, kind = _COLUMNS[name]
+        if kind == "link":
+            hrefs = [a.get("href", "") for a in xpath_elements(td, ".//a[@href]")]
+            detail = [h for h in hrefs if "show_detil" in h] or hrefs
+            detail_url = urljoin(url, detail[0].strip()) if detail else ""
+        elif kind == "int":
+            data[key] = _int_or_text(text(td))
+        elif kind == "date":
+            data[key] = _date_or_raw(text(td), name)
+        elif kind == "parties":
+            data[key] = parse_party_cell(td)
+        elif kind == "lines":
+            data[key] = lines(td)
+        elif kind == "date_room":
+            parts = lines(td)
+            data[key] = _date_or_raw(parts[0], name) if parts else None
+            data["ruang_sidang"] = " ".join(parts[1:]) or None
+        else:
+            data[key] = text(td)
+    number = data.get("nomor_perkara", "")
+    if not number:
+        raise ParseError(f"{PAGE}: a case row has no Nomor Perkara: {[text(td) for td in tds]}")
+    if not detail_url:
+        raise ParseError(f"{PAGE}: row {number!r} has no show_detil link")
+    registered = data.get("tanggal_register")
+    return ListRow(
+        nomor_perkara=str(number),
+        detail_url=detail_url,
+        registered=registered if isinstance(registered, str) else None,
+        data=data,
+    )
+
+
+def parse_party_cell(td: Element) -> list[dict[str, Any]]:
+    """The list's "Para Pihak" cell: ``label1:<br>names<br/><br/>label2:<br>names``.
+
+    One ``{"label": ..., "names": [...]}`` per side, split at the blank line (``<br><br>``),
+    not at the label text (which may be ``Error, Pihak Not Found!!!``).
+    """
+    raw_lines: list[str] = []
+    buf: list[str] = []
+
+    def flush() -> None:
+        raw_lines.append(clean_text("".join(buf)))
+        buf.clear()
+
+    if td.text:
+        buf.append(td.text)
+    for child in td:
+        if child.tag == "br":
+            flush()
+        else:
+            buf.append(text(child) if child.tag not in ("script", "style") else "")
+        if child.tail:
+            buf.append(child.tail)
+    flush()
+    groups: list[list[str]] = [[]]
+    for line in raw_lines:
+        if line:
+            groups[-1].append(line)
+        elif groups[-1]:
+            groups.append([])
+    sides: list[dict[str, Any]] = []
+    for group in groups:
+        if not group:
+            continue
+        label, names = group[0], group[1:]
+        if label.endswith(":"):
+            label = label[:-1].rstrip()
+        elif ":" not in label:
+            label, names = "", group
+        sides.append({"label": label, "names": names})
+    return sides
+
+
+def _int_or_text(value: str) -> int | str | None:
+    try:
+        return parse_int(value)
+    except ValueError:
+        return value
+
+
+def _date_or_raw(value: str, column: str) -> str | None:
+    if is_empty(value):
+        return None
+    try:
+        return parse_date(value)
+    except ValueError as e:
+        raise ParseError(f"{PAGE}: column {column!r} holds {value!r}, not a date") from e
+
+
+def _total_cases(doc: Element, html: str) -> int | None:
+    total = text(
+        first(doc, "//div[contains(concat(' ', normalize-space(@class), ' '), ' total_perkara ')]")
+    )
+    if m := _TOTAL.search(total):
+        return int(m.group(1).replace(".", ""))
+    if m := _TOTAL_PAGE_VAR.search(html):
+        return int(m.group(1))
+    return None
+
+
+def _page_url_template(html: str, url: str) -> str | None:
+    m = _PAGE_TEMPLATE.search(html)
+    if not m:
+        return None
+    return urljoin(url, f"{m.group(1)}{{page}}{m.group(2)}")
+
+
+def _menu(doc: Element, url: str) -> list[MenuEntry]:
+    entries: list[MenuEntry] = []
+    seen: set[str] = set()
+    for a in xpath_elements(doc, "//div[contains(@class, 'cssmenu')]//a[@href]"):
+        href = urljoin(url, a.get("href", "").strip())
+        listing = listing_url(href)
+        if listing is None or listing in seen:
+            continue
+        seen.add(listing)
+        entries.append(MenuEntry(label=text(a), url=listing))
+    return entries
+
+
+def listing_url(href: str) -> str | None:
+    """The ``/list_perkara/type/<enc>`` URL of a menu link, ``None`` if it is no typed listing.
+
+    A top-level menu item with parameters is emitted as ``/list_perkara/<enc>`` (no ``/type/``),
+    which the app cannot route: it is rewritten to ``/list_perkara/type/<enc>``. The plain
+    ``/list_perkara`` ("Beranda", all cases) and paging/sort/search links are not listings.
+    """
+    path = urlsplit(href).path
+    m = _LIST_LINK.match(href)
+    if not m or path.endswith("/list_perkara"):
+        return None
+    rest = m.group("rest").strip("/")
+    segments = rest.split("/")
+    if segments[0] == "type" and len(segments) == 2 and segments[1]:
+        return href
+    if len(segments) == 1 and segments[0] not in ("index", "search", "search_detail", "type"):
+        return f"{m.group('root')}/type/{segments[0]}"
+    return None
