@@ -48,7 +48,9 @@ _SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {}
 _SCHEDULER_EXTENSIONS: dict[str, int] = {}
 
 # --- item pipeline (pipelines/) -------------------------------------------------------------
-_PIPELINES: dict[str, int] = {}
+# Every case part is upserted into <HARVEST_WORKSPACE>/items.sqlite (docs/pipeline.md).
+# DEDUPE_ENABLED (bool, default True, pipelines.dedupe.DEFAULT_DEDUPE_ENABLED): off = no storing.
+_PIPELINES: dict[str, int] = {"pipelines.dedupe.DedupePipeline": 300}
 
 # --- SIPP sessions and page validation (harvest/) -------------------------------------------
 _SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
