@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from harvest.sessions import BoundedJars
+
+
+def test_jars_are_created_on_demand_and_bounded() -> None:
+    jars = BoundedJars(limit=3)
+    first = jars["a"]
+    assert jars["a"] is first  # same jar on every access
+    for key in ("b", "c", "d"):
+        jars[key]
+    assert list(jars) == ["b", "c", "d"]  # "a" was least recently used
+    assert jars.evicted == 1
+
+
+def test_access_refreshes_recency() -> None:
+    jars = BoundedJars(limit=2)
+    jars["a"]
+    jars["b"]
+    jars["a"]  # "b" is now the oldest
+    jars["c"]
+    assert set(jars) == {"a", "c"}
+
+
+def test_memory_stays_flat_over_many_cases() -> None:
+    jars = BoundedJars(limit=16)
+    for n in range(100_000):
+        jars[f"pn-x|{n}/Pid.B/2024/PN X"]
+    assert len(jars) == 16
+    assert jars.evicted == 100_000 - 16
