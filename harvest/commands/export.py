@@ -1,0 +1,157 @@
+"""``scrapy export``: the merged case documents of the workspace item store as JSON Lines.
+
+One document per line (DESIGN.md, Items), canonical JSON (sorted keys, no whitespace, UTF-8), in
+dedupe-key order, so that two exports of the same store are byte-identical. Reads
+``<HARVEST_WORKSPACE>/items.sqlite`` read-only: safe while a crawl is running (it sees one
+consistent snapshot).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from harvest.canonical import canonical_json
+from harvest.identity import IdentityError, validate_court_id
+from harvest.workspace import ITEMS_DB, WORKSPACE_ENV, WorkspaceError, resolve_workspace
+from pipelines.store import ItemStore, ItemStoreError
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterable
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
+
+    def syntax(self) -> str:
+        return "[--out FILE] [--complete-only] [--court COURT_ID] [--no-hash]"
+
+    def short_desc(self) -> str:
+        return "Write the harvested case documents as JSON Lines, one per case"
+
+    def long_desc(self) -> str:
+        return (
+            "Write the merged case documents of the workspace item store (items.sqlite) as JSON "
+            "Lines, one canonical JSON object per case in dedupe-key order, to --out or stdout. "
+            "The workspace is HARVEST_WORKSPACE (-s HARVEST_WORKSPACE=DIR). Safe while a crawl "
+            "is running."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        group = parser.add_argument_group(title="Export Options")
+        group.add_argument(
+            "-o",
+            "--out",
+            metavar="FILE",
+            default=None,
+            help="write to FILE (replaced atomically when done, mode 0600); default: stdout",
+        )
+        group.add_argument(
+            "--complete-only",
+            action="store_true",
+            help="only cases whose case part and every available tab are harvested",
+        )
+        group.add_argument(
+            "--court", metavar="COURT_ID", default=None, help="only cases of this court id"
+        )
+        group.add_argument(
+            "--no-hash",
+            action="store_true",
+            help="leave out content_hash (the form of the replica's --truth file)",
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        assert self.settings is not None
+        if args:
+            raise UsageError(f"unexpected arguments {args!r}; see scrapy export -h")
+        court = None
+        if opts.court is not None:
+            try:
+                court = validate_court_id(opts.court)
+            except IdentityError as exc:
+                raise UsageError(f"--court: {exc}", print_help=False) from exc
+        try:
+            store_path = resolve_workspace(self.settings.get(WORKSPACE_ENV)) / ITEMS_DB
+            store = ItemStore.open(store_path, readonly=True)
+        except (WorkspaceError, ItemStoreError) as exc:
+            self._fail(str(exc))
+            return
+        try:
+            documents: Iterable[dict[str, Any]] = store.iter_documents(
+                complete_only=opts.complete_only, court=court
+            )
+            if opts.no_hash:
+                documents = _without_hash(documents)
+            if opts.out in (None, "-"):
+                count = _write_lines(documents, sys.stdout)
+                sys.stdout.flush()
+                target = "stdout"
+            else:
+                count = _write_file_atomically(documents, Path(opts.out))
+                target = opts.out
+        except ItemStoreError as exc:
+            self._fail(str(exc))
+            return
+        except BrokenPipeError:
+            # The reader (e.g. `| head`) went away: not an error of ours.
+            _silence_stdout()
+            return
+        except OSError as exc:
+            self._fail(f"cannot write {opts.out!r}: {exc.strerror or exc}")
+            return
+        finally:
+            store.close()
+        sys.stderr.write(
+            f"exported {count} {'complete ' if opts.complete_only else ''}case documents"
+            f"{f' of court {court}' if court else ''} from {store_path} to {target}\n"
+        )
+
+    def _fail(self, message: str) -> None:
+        sys.stderr.write(f"scrapy export: {message}\n")
+        self.exitcode = 1
+
+
+def _without_hash(documents: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    for document in documents:
+        document.pop("content_hash", None)
+        yield document
+
+
+def _write_lines(documents: Iterable[dict[str, Any]], out: TextIO) -> int:
+    count = 0
+    for document in documents:
+        out.write(canonical_json(document))
+        out.write("\n")
+        count += 1
+    return count
+
+
+def _write_file_atomically(documents: Iterable[dict[str, Any]], path: Path) -> int:
+    """Write to a private temporary file beside ``path``, then rename it over ``path``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            count = _write_lines(documents, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
