@@ -181,6 +181,12 @@ def validate_part(*, court: Any, case_number: Any, part: Any, data: Any) -> Vali
         data_json = canonical_json(data)
     except NotCanonicalisable as exc:
         raise InvalidPart("not-serialisable", f"data of part {part!r} is {exc}") from exc
+    bad_key = _non_string_key(data)
+    if bad_key is not None:
+        # json.dumps would silently turn it into a string: the stored data would not be the data.
+        raise InvalidPart(
+            "not-serialisable", f"data of part {part!r} has a non-string object key {bad_key!r}"
+        )
     if part == CASE_PART:
         _check_case_data(data)
     stype = source_type(court_id)
@@ -194,6 +200,21 @@ def validate_part(*, court: Any, case_number: Any, part: Any, data: Any) -> Vali
         data_json=data_json,
         part_hash=content_hash(data),
     )
+
+
+def _non_string_key(data: Any) -> object | None:
+    """The first object key in ``data`` that is not a string (JSON keys are strings), if any."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    return key  # type: ignore[no-any-return]
+                stack.append(item)
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+    return None
 
 
 def _is_slug(text: str) -> bool:

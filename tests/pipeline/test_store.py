@@ -1,0 +1,430 @@
+"""The workspace item store: keys, idempotent upserts, completeness, documents, bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pipelines.store import (
+    InvalidPart,
+    ItemStore,
+    ItemStoreError,
+    UpsertResult,
+)
+from tests.pipeline.conftest import case_data
+
+REPO = Path(__file__).resolve().parents[2]
+COURT = "pa-jakartaselatan"
+NUMBER = "1234/Pdt.G/2024/PA.JS"
+KEY = f"sipp.{COURT}:{NUMBER}"
+
+
+def sha256_of(obj: object) -> str:
+    """The content hash computed here, independently of harvest.canonical."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+# --- idempotent upserts ----------------------------------------------------------------------
+
+
+def test_same_part_three_times_is_one_row_created_then_unchanged_twice(
+    store: ItemStore, store_path: Path
+) -> None:
+    data = case_data(NUMBER, {"pihak": True})
+    results = [
+        store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=data)
+        for _ in range(3)
+    ]
+
+    assert results == [UpsertResult.CREATED, UpsertResult.UNCHANGED, UpsertResult.UNCHANGED]
+    assert rows(store_path, "SELECT dedupe_key, part FROM parts") == [(KEY, "case")]
+    assert rows(store_path, "SELECT dedupe_key FROM cases") == [(KEY,)]
+    assert store.count_parts() == 1
+
+
+def test_changed_content_is_updated_with_a_new_hash_and_times_kept(store: ItemStore) -> None:
+    before = case_data(NUMBER, {}, status_perkara="Persidangan")
+    after = case_data(NUMBER, {}, status_perkara="Minutasi")
+    assert store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=before) == (
+        UpsertResult.CREATED
+    )
+    first = store.get_part(KEY, "case")
+    doc_before = store.get_document(KEY)
+
+    assert store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=after) == (
+        UpsertResult.UPDATED
+    )
+    second = store.get_part(KEY, "case")
+    doc_after = store.get_document(KEY)
+
+    assert first is not None
+    assert second is not None
+    assert doc_before is not None
+    assert doc_after is not None
+    assert first.part_hash == sha256_of(before)
+    assert second.part_hash == sha256_of(after)
+    assert second.data == after
+    assert doc_after["content_hash"] != doc_before["content_hash"]
+    assert doc_after["content_hash"] == sha256_of({"complete": True, "case": after, "tabs": {}})
+    assert second.first_seen == first.first_seen
+    assert second.last_changed > first.last_changed
+    assert store.count_parts() == 1
+
+
+def test_unchanged_moves_last_seen_and_volatile_fields_but_not_last_changed(
+    store: ItemStore,
+) -> None:
+    data = case_data(NUMBER, {})
+    store.upsert_part(
+        court=COURT, case_number=NUMBER, part="case", data=data, url="http://a/1", fetched_at="t1"
+    )
+    first = store.get_part(KEY, "case")
+    # Same content, other key order, other url and fetch time: still unchanged.
+    reordered = dict(reversed(list(data.items())))
+    result = store.upsert_part(
+        court=COURT,
+        case_number=NUMBER,
+        part="case",
+        data=reordered,
+        url="http://a/2",
+        fetched_at="t2",
+    )
+    second = store.get_part(KEY, "case")
+
+    assert result is UpsertResult.UNCHANGED
+    assert first is not None
+    assert second is not None
+    assert (second.url, second.fetched_at) == ("http://a/2", "t2")
+    assert second.part_hash == first.part_hash
+    assert second.last_changed == first.last_changed
+    assert second.last_seen > first.last_seen
+
+
+def test_whitespace_variants_of_one_case_number_are_one_key(store: ItemStore) -> None:
+    variants = [NUMBER, f"  {NUMBER}\n", "1234/Pdt.G/2024/PA.JS\t", " 1234/Pdt.G/2024/PA.JS  "]
+    spaced = ["12/Pid.B/2024/PN  Jkt.Pst", "12/Pid.B/2024/PN Jkt.Pst", "12/Pid.B/2024/PN\tJkt.Pst"]
+    results = [
+        store.upsert_part(court=COURT, case_number=v, part="tab:pihak", data=[{"nama": "A"}])
+        for v in variants + spaced
+    ]
+
+    assert results.count(UpsertResult.CREATED) == 2
+    assert [d["dedupe_key"] for d in store.iter_documents(complete_only=False)] == [
+        f"sipp.{COURT}:12/Pid.B/2024/PN Jkt.Pst",
+        KEY,
+    ]
+    record = store.get_part(f"sipp.{COURT}:12/Pid.B/2024/PN Jkt.Pst", "tab:pihak")
+    assert record is not None
+    assert record.source_id == "12/Pid.B/2024/PN Jkt.Pst"
+    assert record.case_number_raw == "12/Pid.B/2024/PN\tJkt.Pst"  # the raw text of the last write
+
+
+def test_parts_survive_close_and_reopen(store_path: Path) -> None:
+    with ItemStore.open(store_path) as store:
+        store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[1])
+    with ItemStore.open(store_path) as store:
+        assert store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[1]) is (
+            UpsertResult.UNCHANGED
+        )
+        assert store.count_parts() == 1
+
+
+CRASHING_WRITER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pathlib import Path
+    from pipelines.store import ItemStore
+    store = ItemStore.open(Path(sys.argv[1]))
+    for i in range(50):
+        tabs = [{"slug": "pihak", "label": "Pihak", "available": True}]
+        store.upsert_part(court="pa-x", case_number=f"{i}/Pdt.G/2024/PA X", part="case",
+                          data={"n": i, "tabs": tabs})
+        store.upsert_part(court="pa-x", case_number=f"{i}/Pdt.G/2024/PA X", part="tab:pihak",
+                          data=[{"nama": f"P{i}"}])
+    # The crash: after the item writes, before any request could be marked ok; no close().
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_crash_after_item_write_then_rerun_leaves_no_duplicate(store_path: Path) -> None:
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASHING_WRITER, str(store_path)],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert crashed.returncode == -9, crashed.stderr
+
+    # The re-run: the same requests run again and yield the same parts.
+    with ItemStore.open(store_path) as store:
+        assert store.count_parts() == 100  # durable without close()
+        results = []
+        for i in range(50):
+            tabs = [{"slug": "pihak", "label": "Pihak", "available": True}]
+            number = f"{i}/Pdt.G/2024/PA X"
+            results.append(
+                store.upsert_part(
+                    court="pa-x", case_number=number, part="case", data={"n": i, "tabs": tabs}
+                )
+            )
+            results.append(
+                store.upsert_part(
+                    court="pa-x", case_number=number, part="tab:pihak", data=[{"nama": f"P{i}"}]
+                )
+            )
+        assert set(results) == {UpsertResult.UNCHANGED}
+        assert store.count_parts() == 100
+        assert store.count_documents() == 50
+        assert store.count_documents(complete_only=True) == 50
+    assert rows(store_path, "SELECT count(*), count(DISTINCT dedupe_key || part) FROM parts") == [
+        (100, 100)
+    ]
+
+
+# --- completeness and documents --------------------------------------------------------------
+
+
+def test_case_is_complete_when_case_part_and_every_available_tab_are_present(
+    store: ItemStore,
+) -> None:
+    data = case_data(NUMBER, {"pihak": True, "jadwal_sidang": True, "diversi": False})
+    store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=data)
+    assert store.missing_tabs(KEY) == ["pihak", "jadwal_sidang"]
+    assert store.count_documents(complete_only=True) == 0
+
+    store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[{"nama": "A"}])
+    assert store.missing_tabs(KEY) == ["jadwal_sidang"]
+    assert list(store.iter_documents(complete_only=True)) == []
+
+    store.upsert_part(court=COURT, case_number=NUMBER, part="tab:jadwal_sidang", data=[])
+    assert store.missing_tabs(KEY) == []
+    assert store.count_documents(complete_only=True) == 1
+    (document,) = store.iter_documents(complete_only=True)
+    assert document["complete"] is True
+    assert set(document["tabs"]) == {"pihak", "jadwal_sidang"}  # diversi is not awaited
+
+
+def test_tabs_before_their_case_part_make_a_partial_document_with_case_null(
+    store: ItemStore,
+) -> None:
+    store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[{"nama": "A"}])
+
+    document = store.get_document(KEY)
+    assert document == {
+        "dedupe_key": KEY,
+        "source_type": f"sipp.{COURT}",
+        "source_id": NUMBER,
+        "content_hash": sha256_of(
+            {"complete": False, "case": None, "tabs": {"pihak": [{"nama": "A"}]}}
+        ),
+        "complete": False,
+        "case": None,
+        "tabs": {"pihak": [{"nama": "A"}]},
+    }
+    assert store.missing_tabs(KEY) is None
+    assert store.count_documents() == 1
+    assert store.count_documents(complete_only=True) == 0
+
+    store.upsert_part(
+        court=COURT, case_number=NUMBER, part="case", data=case_data(NUMBER, {"pihak": True})
+    )
+    assert store.count_documents(complete_only=True) == 1
+
+
+def test_merged_document_is_exactly_the_design_document(store: ItemStore) -> None:
+    case = case_data(NUMBER, {"pihak": True, "riwayat_perkara": True, "we_kppu": False})
+    pihak = {"penggugat": [{"nama": "Siti"}], "tergugat": [{"nama": "Budi"}]}
+    riwayat = [{"tanggal": "2024-01-02", "tahapan": "Pendaftaran"}]
+    store.upsert_part(court=COURT, case_number=NUMBER, part="tab:riwayat_perkara", data=riwayat)
+    store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=case, url="http://x")
+    store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=pihak)
+
+    expected = {
+        "dedupe_key": "sipp.pa-jakartaselatan:1234/Pdt.G/2024/PA.JS",
+        "source_type": "sipp.pa-jakartaselatan",
+        "source_id": "1234/Pdt.G/2024/PA.JS",
+        "content_hash": sha256_of(
+            {"complete": True, "case": case, "tabs": {"pihak": pihak, "riwayat_perkara": riwayat}}
+        ),
+        "complete": True,
+        "case": case,
+        "tabs": {"pihak": pihak, "riwayat_perkara": riwayat},
+    }
+    assert store.get_document(KEY) == expected
+    assert list(store.iter_documents()) == [expected]
+    stored_hash = rows(store.path, "SELECT content_hash FROM cases")
+    assert stored_hash == [(expected["content_hash"],)]
+
+
+def test_documents_stream_in_key_order_filtered_by_court(store: ItemStore) -> None:
+    for court, number in [("pn-b", "2/X"), ("pa-a", "9/X"), ("pn-b", "10/X"), ("pa-a", "1/X")]:
+        store.upsert_part(court=court, case_number=number, part="case", data=case_data(number, {}))
+    store.upsert_part(court="pa-a", case_number="5/X", part="tab:pihak", data=[])
+
+    keys = [d["dedupe_key"] for d in store.iter_documents()]
+    assert keys == ["sipp.pa-a:1/X", "sipp.pa-a:9/X", "sipp.pn-b:10/X", "sipp.pn-b:2/X"]
+    everything = [d["dedupe_key"] for d in store.iter_documents(complete_only=False)]
+    assert everything == ["sipp.pa-a:1/X", "sipp.pa-a:5/X", *keys[1:]]
+    assert [d["source_id"] for d in store.iter_documents(court="pn-b")] == ["10/X", "2/X"]
+    assert list(store.iter_documents(court="pn-none")) == []
+    assert (store.count_documents(), store.count_documents(complete_only=True)) == (5, 4)
+    assert store.get_document("sipp.pa-a:404/X") is None
+
+
+def test_a_reader_sees_one_snapshot_while_a_writer_goes_on(store_path: Path) -> None:
+    with ItemStore.open(store_path) as writer:
+        for number in ("1/A", "2/A"):
+            writer.upsert_part(
+                court="pa-a", case_number=number, part="case", data=case_data(number, {})
+            )
+        with ItemStore.open(store_path, readonly=True) as reader:
+            documents = reader.iter_documents()
+            first = next(documents)
+            writer.upsert_part(
+                court="pa-a", case_number="3/A", part="case", data=case_data("3/A", {})
+            )
+            rest = list(documents)
+            assert [d["source_id"] for d in [first, *rest]] == ["1/A", "2/A"]
+            assert reader.count_documents() == 3  # a new read sees the new case
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("court", "number", "part", "data", "reason"),
+    [
+        (None, NUMBER, "case", case_data(NUMBER, {}), "missing-court"),
+        ("  ", NUMBER, "case", case_data(NUMBER, {}), "missing-court"),
+        ("pa x/y", NUMBER, "case", case_data(NUMBER, {}), "bad-court"),
+        (COURT, None, "case", case_data(NUMBER, {}), "missing-case-number"),
+        (COURT, " \t\n", "case", case_data(NUMBER, {}), "missing-case-number"),
+        (COURT, 1234, "case", case_data(NUMBER, {}), "missing-case-number"),
+        (COURT, NUMBER, "tab:", [], "bad-part"),
+        (COURT, NUMBER, "tabs:pihak", [], "bad-part"),
+        (COURT, NUMBER, "Case", {}, "bad-part"),
+        (COURT, NUMBER, "tab:pihak/../x", [], "bad-part"),
+        (COURT, NUMBER, None, [], "bad-part"),
+        (COURT, NUMBER, "tab:pihak", [float("nan")], "not-serialisable"),
+        (COURT, NUMBER, "tab:pihak", {"raw": b"\x00"}, "not-serialisable"),
+        (COURT, NUMBER, "tab:pihak", {"ids": {1, 2}}, "not-serialisable"),
+        (COURT, NUMBER, "tab:pihak", {"when": object()}, "not-serialisable"),
+        (COURT, NUMBER, "tab:pihak", [{"ok": 1}, {2: "int key"}], "not-serialisable"),
+        (COURT, NUMBER, "case", ["not", "an", "object"], "bad-case-data"),
+        (COURT, NUMBER, "case", {"nomor_perkara": NUMBER}, "bad-case-data"),
+        (COURT, NUMBER, "case", {"tabs": [{"slug": "pihak"}]}, "bad-case-data"),
+        (COURT, NUMBER, "case", {"tabs": [{"slug": "a b", "available": True}]}, "bad-case-data"),
+    ],
+)
+def test_bad_parts_are_refused_with_a_reason_and_nothing_is_written(
+    store: ItemStore, store_path: Path, court, number, part, data, reason
+) -> None:
+    with pytest.raises(InvalidPart) as caught:
+        store.upsert_part(court=court, case_number=number, part=part, data=data)
+
+    assert caught.value.reason == reason
+    assert str(caught.value)  # says what is wrong
+    assert rows(store_path, "SELECT count(*) FROM parts") == [(0,)]
+    assert rows(store_path, "SELECT count(*) FROM cases") == [(0,)]
+
+
+def test_a_bad_part_leaves_the_stored_version_of_that_part_intact(store: ItemStore) -> None:
+    store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[{"nama": "A"}])
+    with pytest.raises(InvalidPart):
+        store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[{1, 2}])
+    record = store.get_part(KEY, "tab:pihak")
+    assert record is not None
+    assert record.data == [{"nama": "A"}]
+
+
+# --- the file --------------------------------------------------------------------------------
+
+
+def test_store_files_are_private(store_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        with ItemStore.open(store_path) as store:
+            store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[1])
+            files = sorted(p.name for p in store_path.parent.iterdir())
+            modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in store_path.parent.iterdir()}
+    finally:
+        os.umask(old)
+    assert files == ["items.sqlite", "items.sqlite-shm", "items.sqlite-wal"]
+    assert modes == dict.fromkeys(files, 0o600)
+    assert rows(store_path, "PRAGMA journal_mode") == [("wal",)]
+
+
+def test_a_file_that_is_not_sqlite_gets_a_clear_error_and_is_left_alone(
+    store_path: Path,
+) -> None:
+    garbage = b"this is not an sqlite database\n" * 200
+    store_path.write_bytes(garbage)
+
+    for readonly in (False, True):
+        with pytest.raises(ItemStoreError) as caught:
+            ItemStore.open(store_path, readonly=readonly)
+        message = str(caught.value)
+        assert str(store_path) in message
+        assert "not a readable SQLite database" in message
+        assert "move it aside" in message
+    assert store_path.read_bytes() == garbage
+
+
+def test_a_foreign_sqlite_database_is_refused(store_path: Path) -> None:
+    conn = sqlite3.connect(store_path)
+    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY)")
+    conn.commit()
+    conn.close()
+
+    with pytest.raises(ItemStoreError, match="not a harvest item store") as caught:
+        ItemStore.open(store_path)
+    assert "move it aside" in str(caught.value)
+    assert rows(store_path, "SELECT name FROM sqlite_master WHERE type='table'") == [("items",)]
+
+
+def test_readonly_open_of_a_missing_store_says_nothing_was_harvested(tmp_path: Path) -> None:
+    missing = tmp_path / "items.sqlite"
+    with pytest.raises(ItemStoreError, match="nothing has been harvested"):
+        ItemStore.open(missing, readonly=True)
+    assert not missing.exists()
+
+
+def test_a_readonly_store_refuses_writes(store_path: Path) -> None:
+    ItemStore.open(store_path).close()
+    with (
+        ItemStore.open(store_path, readonly=True) as store,
+        pytest.raises(ItemStoreError, match="read-only"),
+    ):
+        store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[])
+
+
+def test_the_store_module_imports_nothing_from_scrapy() -> None:
+    probe = (
+        "import sys, pipelines.store; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
