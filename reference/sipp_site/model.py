@@ -1,0 +1,1141 @@
+"""The replica's data: a seeded, deterministic court whose generated data IS the item format.
+
+``CourtData(court, seed=1, cases=N)`` keeps only a compact index (case flow, registration day and
+sequence number per case) and generates any case on demand with :meth:`CourtData.case`. Each
+:class:`Case` carries exactly what a harvest of that case must produce (docs/item-format.md):
+``case_data`` (the ``case`` part) and ``tabs`` (``{slug: data}`` of every available tab), plus a
+few values only the renderers need (ids, detention flags).
+
+Determinism: the same court variant, court id, ``seed`` and ``cases`` always give the same data.
+Cases are spread evenly over :data:`FIRST_DAY` .. :data:`TODAY` by index, so case ``i`` is
+registered no earlier than case ``i - 1``; cases registered while serving (``--live``) continue
+the same index and are registered on :data:`TODAY`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import random
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from harvest.identity import dedupe_key, normalise_case_number, source_type
+
+from . import _vocab as V
+from .court import FIRST_DAY, TODAY, Alur, Court
+from .formats import iso, thousands
+
+JSON = dict[str, Any]
+
+#: Tab slugs (``show_<slug>`` routes) in the order the detail page lists them, with ``#tabsN``.
+TAB_ORDER: tuple[tuple[str, str], ...] = (
+    ("penetapan", "tabs2"),
+    ("diversi", "tabs3"),
+    ("jadwal_sidang", "tabs4"),
+    ("saksi", "tabs26"),
+    ("mediasi", "tabs6"),
+    ("penuntutan", "tabs8"),
+    ("putusan", "tabs10"),
+    ("banding", "tabs13"),
+    ("kasasi", "tabs14"),
+    ("biaya_perkara", "tabs11"),
+    ("barang_bukti", "tabs18"),
+    ("riwayat_perkara", "tabs12"),
+)
+TAB_DIV = dict(TAB_ORDER)
+TAB_LABELS = {
+    "penetapan": "Penetapan",
+    "diversi": "Diversi",
+    "jadwal_sidang": "Jadwal Sidang",
+    "saksi": "Saksi",
+    "mediasi": "Mediasi",
+    "penuntutan": "Penuntutan",
+    "putusan": "Putusan",
+    "banding": "Banding",
+    "kasasi": "Kasasi",
+    "biaya_perkara": "Biaya Perkara",
+    "barang_bukti": "Barang Bukti",
+    "riwayat_perkara": "Riwayat Perkara",
+}
+#: Stock SIPP routes that 404 (docs/sipp-site.md §1.1): listed on the page, never fetchable.
+UNAVAILABLE_TABS = frozenset({"diversi", "we_kppu"})
+
+JAM = "09:00 s/d Selesai"
+PIDANA_SUFFIX = " tersebut di atas"
+_SMALL = (
+    "nol", "satu", "dua", "tiga", "empat", "lima", "enam", "tujuh", "delapan", "sembilan",
+    "sepuluh", "sebelas", "dua belas",
+)  # fmt: skip
+
+
+def terbilang(n: int) -> str:
+    """Indonesian number words for 0..12 (sentences in amar/tuntutan)."""
+    return _SMALL[n] if 0 <= n < len(_SMALL) else str(n)
+
+
+class ModelError(ValueError):
+    """A court that cannot be generated (bad case count, seed, case index)."""
+
+
+@dataclass
+class Case:
+    """One generated case: its ground-truth parts plus what only the renderers need."""
+
+    index: int
+    id_perkara: int
+    alur: Alur
+    nomor_perkara: str
+    nomor_perkara_raw: str
+    registered: dt.date
+    case_data: JSON
+    tabs: dict[str, Any]
+    #: render-only: tilang list columns (alur 114), detention link flags
+    extra: JSON = field(default_factory=dict)
+
+    def document(self, court_id: str) -> JSON:
+        """The ground-truth document of DESIGN.md (without ``content_hash``)."""
+        return {
+            "dedupe_key": dedupe_key(court_id, self.nomor_perkara),
+            "source_type": source_type(court_id),
+            "source_id": self.nomor_perkara,
+            "complete": True,
+            "case": self.case_data,
+            "tabs": self.tabs,
+        }
+
+    @property
+    def tab_list(self) -> list[JSON]:
+        tabs: list[JSON] = self.case_data["tabs"]
+        return tabs
+
+
+class CourtData:
+    """The compact index of a generated court; generates cases on demand.
+
+    Memory is a few bytes per case (three ``array`` columns), so 100,000 cases start in well
+    under a second. :meth:`register` appends one case registered today (``--live``).
+    """
+
+    def __init__(self, court: Court, *, seed: int, cases: int) -> None:
+        if not 1 <= cases <= 1_000_000:
+            raise ModelError(
+                f"--cases {cases} is out of range: give 1 .. 1000000 (10 .. 100000 tested)"
+            )
+        self.court = court
+        self.seed = seed
+        self.initial = cases
+        self._alur_ids = array("H")
+        self._days = array("I")
+        self._seqs = array("I")
+        self._counters: dict[tuple[str, int], int] = {}
+        self._weights = [a.weight for a in court.alur]
+        # one sequential stream: case i's flow and day depend only on the seed and cases 0..i,
+        # so registering more cases (--live) never changes earlier ones
+        self._stream = random.Random(f"index:{seed}")
+        span = (TODAY - FIRST_DAY).days
+        first = FIRST_DAY.toordinal()
+        for i in range(cases):
+            alur = self._stream.choices(court.alur, self._weights)[0]
+            day = first + int(span * (i + self._stream.random()) / cases)
+            self._append(alur, day)
+
+    def _append(self, alur: Alur, day: int) -> None:
+        year = dt.date.fromordinal(day).year
+        key = (alur.code, year)
+        seq = self._counters.get(key, 0) + 1
+        self._counters[key] = seq
+        self._alur_ids.append(alur.id)
+        self._days.append(day)
+        self._seqs.append(seq)
+
+    def __len__(self) -> int:
+        return len(self._alur_ids)
+
+    def register(self) -> int:
+        """Register one new case today (``--live``); return its index."""
+        index = len(self)
+        alur = self._stream.choices(self.court.alur, self._weights)[0]
+        self._stream.random()  # keep the stream in step with the initial cases
+        self._append(alur, TODAY.toordinal())
+        return index
+
+    def alur_id(self, index: int) -> int:
+        return self._alur_ids[index]
+
+    def indices_newest_first(self, alur_id: int | None = None) -> list[int]:
+        """Case indices in list order: registration day descending, newest index first."""
+        if alur_id is None:
+            return list(range(len(self) - 1, -1, -1))
+        ids = self._alur_ids
+        return [i for i in range(len(self) - 1, -1, -1) if ids[i] == alur_id]
+
+    def count(self, alur_id: int | None = None) -> int:
+        if alur_id is None:
+            return len(self)
+        return self._alur_ids.count(alur_id)
+
+    def id_perkara(self, index: int) -> int:
+        """The numeric ``IDPerkara`` hidden in tokens."""
+        return 1000 + index
+
+    def index_of_id(self, id_perkara: int) -> int | None:
+        index = id_perkara - 1000
+        return index if 0 <= index < len(self) else None
+
+    def case(self, index: int) -> Case:
+        """Generate case ``index`` (pure function of court, seed and the index built so far)."""
+        if not 0 <= index < len(self):
+            raise ModelError(f"no case {index}: the court has {len(self)} cases")
+        alur = self.court.alur_by_id(self._alur_ids[index])
+        registered = dt.date.fromordinal(self._days[index])
+        seq = self._seqs[index]
+        rng = random.Random(f"case:{self.seed}:{index}")
+        return _CaseBuilder(self.court, alur, index, seq, registered, rng).build(
+            self.id_perkara(index)
+        )
+
+    def iter_cases(self) -> Iterator[Case]:
+        """Every case, by dedupe key order is not guaranteed: index order."""
+        for index in range(len(self)):
+            yield self.case(index)
+
+
+def write_truth(data: CourtData, out: IO[str]) -> int:
+    """Write one ground-truth document per line (JSON Lines, sorted keys); return the count."""
+    n = 0
+    docs = sorted(
+        (dedupe_key(data.court.court_id, _number_of(data, i)), i) for i in range(len(data))
+    )
+    for _key, index in docs:
+        doc = data.case(index).document(data.court.court_id)
+        out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True) + "\n")
+        n += 1
+    return n
+
+
+def write_truth_file(data: CourtData, path: Path) -> int:
+    with path.open("w", encoding="utf-8") as out:
+        return write_truth(data, out)
+
+
+def _number_of(data: CourtData, index: int) -> str:
+    alur = data.court.alur_by_id(data.alur_id(index))
+    year = dt.date.fromordinal(data._days[index]).year
+    return f"{data._seqs[index]}/{alur.code}/{year}/{data.court.code}"
+
+
+# --------------------------------------------------------------------------------------------
+# the generator of one case
+
+
+class _Clock:
+    """Dates of one case's events; anything after TODAY has not happened yet."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def after(self, day: dt.date, lo: int, hi: int) -> dt.date:
+        return day + dt.timedelta(days=self.rng.randint(lo, hi))
+
+    @staticmethod
+    def happened(day: dt.date | None) -> bool:
+        return day is not None and day <= TODAY
+
+
+def _workday(day: dt.date) -> dt.date:
+    while day.weekday() >= 5:
+        day += dt.timedelta(days=1)
+    return day
+
+
+class _CaseBuilder:
+    def __init__(
+        self,
+        court: Court,
+        alur: Alur,
+        index: int,
+        seq: int,
+        registered: dt.date,
+        rng: random.Random,
+    ) -> None:
+        self.court = court
+        self.alur = alur
+        self.index = index
+        self.rng = rng
+        self.clock = _Clock(rng)
+        self.reg = registered
+        self.number = f"{seq}/{alur.code}/{registered.year}/{court.code}"
+        raw = self.number
+        if rng.random() < 0.04:
+            if " " in court.code:
+                raw = raw.replace(" ", "  ", 1)
+            else:
+                raw = raw + " "
+        self.raw = raw
+        self.pa = court.variant == "pa"
+        self.riwayat: list[tuple[dt.date, str, str]] = []
+        self.status = "Pendaftaran Perkara"
+        self.tabs: dict[str, Any] = {}
+        self.shown: list[str] = []
+        self.extra: JSON = {}
+        self.putusan_day: dt.date | None = None
+        self.mediasi_days = 0
+        self.judges: list[str] = []
+        self.clerk = ""
+        self.klasifikasi = ""
+        self.header_parties: list[JSON] = []
+        self.data_umum: JSON = {}
+
+    # ---------------------------------------------------------------- names
+    def person(self, female: bool | None = None) -> str:
+        r = self.rng
+        if female is None:
+            female = r.random() < 0.4
+        first = r.choice(V.FIRST_NAMES_F if female else V.FIRST_NAMES_M)
+        return f"{first} {r.choice(V.LAST_NAMES)}"
+
+    def hidden(self, name: str) -> str:
+        return "Disamarkan" if self.pa else name
+
+    def defendant(self) -> str:
+        r = self.rng
+        name = self.person(female=r.random() < 0.15)
+        if r.random() < 0.5:
+            name += f" Bin {r.choice(V.FATHER_NAMES)}"
+        if r.random() < 0.2:
+            name += f" Als. {r.choice(V.FIRST_NAMES_M).split()[0].capitalize()}"
+        return self.hidden(name)
+
+    def jaksa(self) -> str:
+        return f"{self.person()}, {self.rng.choice(V.TITLES_JAKSA)}"
+
+    def lawyer(self) -> str:
+        return f"{self.person()}, {self.rng.choice(V.TITLES_LAWYER)}"
+
+    def civil_party(self) -> str:
+        if self.rng.random() < 0.25 and not self.pa:
+            return self.rng.choice(V.COMPANIES)
+        return self.hidden(self.person())
+
+    # ---------------------------------------------------------------- riwayat / status
+    def event(self, day: dt.date | None, tahapan: str, proses: str, status: str | None) -> bool:
+        if not self.clock.happened(day):
+            return False
+        assert day is not None
+        self.riwayat.append((day, tahapan, proses))
+        if status is not None:
+            self.status = status
+        return True
+
+    # ---------------------------------------------------------------- build
+    def build(self, id_perkara: int) -> Case:
+        kind = self.alur.kind
+        self.event(self.reg, "Pendaftaran", "Pendaftaran Perkara", "Pendaftaran Perkara")
+        if kind in ("pidana", "anak", "jinayat"):
+            self.build_criminal()
+        elif kind == "tilang":
+            self.build_tilang()
+        else:
+            self.build_civil()
+        self.tabs["riwayat_perkara"] = [
+            {"tanggal": iso(d), "tahapan": t, "proses": p}
+            for d, t, p in sorted(self.riwayat, key=lambda e: e[0])
+        ]
+        self.shown.append("riwayat_perkara")
+        tab_list = []
+        for slug, _div in TAB_ORDER:
+            if slug in self.shown:
+                label = TAB_LABELS[slug]
+                if slug == "putusan" and self.alur.kind == "permohonan":
+                    label = "Penetapan"
+                tab_list.append(
+                    {"slug": slug, "label": label, "available": slug not in UNAVAILABLE_TABS}
+                )
+        tabs = {t["slug"]: self.tabs[t["slug"]] for t in tab_list if t["available"]}
+        end = self.putusan_day if self.clock.happened(self.putusan_day) else TODAY
+        assert end is not None
+        lama = max(0, (end - self.reg).days - self.mediasi_days)
+        para_pihak = [dict(p) for p in self.header_parties]
+        if self.alur.kind == "permohonan":
+            para_pihak = para_pihak[:1]
+        case_data: JSON = {
+            "court": self.court.court_id,
+            "nomor_perkara": normalise_case_number(self.raw),
+            "nomor_perkara_raw": self.raw,
+            "list_row": {
+                "nomor_perkara": self.raw,
+                "tanggal_register": iso(self.reg),
+                "klasifikasi_perkara": self.klasifikasi,
+                "para_pihak": para_pihak,
+                "status_perkara": self.status,
+                "lama_proses": lama,
+            },
+            "header": {
+                "nomor_perkara": self.raw,
+                "pihak_1": dict(self.header_parties[0]),
+                "pihak_2": dict(self.header_parties[1]),
+                "status_perkara": self.status,
+            },
+            "data_umum": self.data_umum,
+            "tabs": tab_list,
+        }
+        return Case(
+            index=self.index,
+            id_perkara=id_perkara,
+            alur=self.alur,
+            nomor_perkara=normalise_case_number(self.raw),
+            nomor_perkara_raw=self.raw,
+            registered=self.reg,
+            case_data=case_data,
+            tabs=tabs,
+            extra=self.extra,
+        )
+
+    # ---------------------------------------------------------------- shared parts
+    def penetapan(
+        self, start: dt.date, judges: int, jurusita: bool
+    ) -> tuple[dt.date | None, dt.date | None]:
+        """Penetapan tab; returns (day of the hearing-date decision, first hearing day)."""
+        r = self.rng
+        d_pmh = _workday(self.clock.after(start, 1, 3))
+        if not self.event(
+            d_pmh, "Penetapan", "Penetapan Majelis Hakim", "Penetapan Majelis Hakim"
+        ):
+            return None, None
+        names = r.sample(V.JUDGES, judges)
+        positions = ["Hakim Ketua"] + ["Hakim Anggota"] * (judges - 1) if judges > 1 else ["Hakim"]
+        hakim = [
+            {"tanggal_penetapan": iso(d_pmh), "nama": n, "posisi": p, "aktif": "Aktif"}
+            for n, p in zip(names, positions, strict=True)
+        ]
+        d_new = _workday(self.clock.after(d_pmh, 10, 30))
+        if r.random() < 0.06 and self.clock.happened(d_new):
+            old = hakim[-1]
+            old["aktif"] = "Tidak Aktif"
+            replacement = next(j for j in V.JUDGES if j not in names)
+            hakim.append(
+                {
+                    "tanggal_penetapan": iso(d_new),
+                    "nama": replacement,
+                    "posisi": old["posisi"],
+                    "aktif": "Aktif",
+                }
+            )
+        self.judges = [h["nama"] for h in hakim if h["aktif"] == "Aktif"]
+        self.event(d_pmh, "Penetapan", "Penunjukan Panitera Pengganti", None)
+        clerk = r.choice(V.CLERKS)
+        self.clerk = clerk
+        data: JSON = {
+            "hakim": hakim,
+            "panitera_pengganti": [
+                {"tanggal_penetapan": iso(d_pmh), "nama": clerk, "aktif": "Aktif"}
+            ],
+        }
+        if jurusita:
+            d_js = d_pmh if r.random() < 0.7 else None
+            data["jurusita_pengganti"] = (
+                [{"tanggal_penetapan": iso(d_js), "nama": r.choice(V.BAILIFFS), "aktif": "Aktif"}]
+                if d_js
+                else []
+            )
+            if d_js:
+                self.event(d_js, "Penetapan", "Penunjukan Jurusita", None)
+        d_phs = _workday(self.clock.after(d_pmh, 0, 3))
+        first = _workday(self.clock.after(d_phs, 5, 21 if self.alur.kind == "gugatan" else 10))
+        if self.event(d_phs, "Penetapan", "Penetapan Hari Sidang", "Penetapan Hari Sidang"):
+            data["sidang_pertama"] = [
+                {"tanggal_penetapan": iso(d_phs), "tanggal_sidang": iso(first)}
+            ]
+        else:
+            data["sidang_pertama"] = []
+        self.tabs["penetapan"] = data
+        self.shown.append("penetapan")
+        if not self.clock.happened(d_phs):
+            return None, None
+        return d_phs, first
+
+    def hearings(
+        self,
+        first: dt.date,
+        agendas: list[str],
+        gap: tuple[int, int],
+        prefix: list[JSON] | None = None,
+    ) -> list[dt.date]:
+        """Jadwal Sidang; returns the day each agenda was held (stops at TODAY).
+
+        ``prefix`` rows (a first hearing that opened mediation) come first; without them the
+        first held hearing is the case's "Sidang Pertama".
+        """
+        r = self.rng
+        rows: list[JSON] = list(prefix or [])
+        held: list[dt.date] = []
+        day = first
+        room = r.choice(V.ROOMS if self.alur.kind == "anak" else V.ROOMS[:3])
+        upcoming = False
+        for agenda in agendas:
+            while True:
+                postponed = r.random() < 0.18
+                if day > TODAY:
+                    if not upcoming and (day - TODAY).days <= 14:
+                        rows.append(
+                            {"tanggal": iso(day), "jam": JAM, "agenda": agenda,
+                             "ruangan": room, "alasan_ditunda": None}
+                        )  # fmt: skip
+                    upcoming = True
+                    break
+                rows.append(
+                    {
+                        "tanggal": iso(day),
+                        "jam": JAM,
+                        "agenda": agenda,
+                        "ruangan": room,
+                        "alasan_ditunda": (
+                            r.choice(
+                                V.POSTPONE_CRIMINAL if self.alur.criminal else V.POSTPONE_CIVIL
+                            )
+                            if postponed
+                            else None
+                        ),
+                    }
+                )
+                held_today = day
+                day = _workday(self.clock.after(day, *gap))
+                if not postponed:
+                    held.append(held_today)
+                    break
+            if upcoming:
+                break
+        if rows:
+            self.tabs["jadwal_sidang"] = rows
+            self.shown.append("jadwal_sidang")
+        if held and not prefix:
+            self.event(held[0], "Persidangan", "Sidang Pertama", "Sidang pertama")
+        if len(held) > 1 or (held and prefix):
+            self.status = "Persidangan"
+        return held
+
+    def saksi(self, n: int) -> None:
+        names = [self.hidden(self.person()) for _ in range(n)]
+        self.tabs["saksi"] = names
+        self.shown.append("saksi")
+
+    def appeal(self, putusan: dt.date, criminal: bool, pemohon: list[JSON]) -> None:
+        r = self.rng
+        if r.random() >= (0.18 if criminal else 0.12):
+            return
+        d_req = _workday(self.clock.after(putusan, 2, 7))
+        if not self.event(d_req, "Upaya Hukum", "Permohonan Banding", "Banding"):
+            return
+        self.tabs["banding"] = self.appeal_data("Banding", d_req, pemohon, 30, 80)
+        self.shown.append("banding")
+        back = self.tabs["banding"]["tanggal_penerimaan_kembali_berkas"]
+        if back is None or r.random() >= 0.35:
+            return
+        d_kas = _workday(self.clock.after(dt.date.fromisoformat(back), 3, 14))
+        if not self.event(d_kas, "Upaya Hukum", "Permohonan Kasasi", "Kasasi"):
+            return
+        self.tabs["kasasi"] = self.appeal_data("Kasasi", d_kas, pemohon, 60, 200)
+        self.shown.append("kasasi")
+
+    def appeal_data(
+        self, level: str, d_req: dt.date, pemohon: list[JSON], lo: int, hi: int
+    ) -> JSON:
+        r = self.rng
+        sent = _workday(self.clock.after(d_req, 10, 30))
+        decided = _workday(self.clock.after(sent, lo, hi))
+        back = _workday(self.clock.after(decided, 10, 30))
+        archived = _workday(self.clock.after(back, 5, 40))
+        has = self.clock.happened
+        court = "PT Replika" if level == "Banding" else "K"
+        year = decided.year
+        nomor = (
+            f"{r.randint(10, 900)}/{'PID' if self.alur.criminal else 'PDT'}/{year}/{court}"
+            if level == "Banding"
+            else f"{r.randint(100, 5000)} {court}/{'Pid' if self.alur.criminal else 'Pdt'}/{year}"
+        )
+        outcome = r.choice(
+            ("Menguatkan Putusan Pengadilan Negeri", "Memperbaiki Putusan Pengadilan Negeri",
+             "Membatalkan Putusan Pengadilan Negeri")
+            if level == "Banding"
+            else ("Tolak", "Kabul", "Tolak Perbaikan")
+        )  # fmt: skip
+        majelis = r.sample(V.JUDGES, 3)
+        return {
+            "pemohon": [dict(p) for p in pemohon],
+            "tanggal_permohonan": iso(d_req),
+            "tanggal_pengiriman_berkas": iso(sent) if has(sent) else None,
+            "nomor_surat_pengiriman_berkas": (
+                f"W{r.randint(1, 30)}.U{r.randint(1, 20)}/{r.randint(100, 9999)}/HK.01/{sent.month}/{sent.year}"
+                if has(sent)
+                else None
+            ),
+            "majelis_hakim": majelis if has(decided) else [],
+            "panitera_pengganti": r.choice(V.CLERKS) if has(decided) else None,
+            "tanggal_putusan": iso(decided) if has(decided) else None,
+            "nomor_putusan": nomor if has(decided) else None,
+            "amar_putusan": outcome if has(decided) else None,
+            "tanggal_penerimaan_kembali_berkas": iso(back) if has(back) else None,
+            "tanggal_pengarsipan": iso(archived) if has(archived) else None,
+        }
+
+    # ---------------------------------------------------------------- criminal
+    def build_criminal(self) -> None:
+        r = self.rng
+        kind = self.alur.kind
+        pool = {"pidana": V.PIDANA_B + V.PIDANA_SUS, "anak": V.PIDANA_ANAK, "jinayat": V.JINAYAT}[
+            kind
+        ]
+        offence, pasal, act = r.choice(pool)
+        self.klasifikasi = offence
+        jaksa = [self.jaksa() for _ in range(1 if r.random() < 0.7 else 2)]
+        if self.pa:
+            jaksa = [self.jaksa()]
+        n_def = 1 if r.random() < 0.82 else 2
+        anak = kind == "anak"
+        defendants = ["Disamarkan" if anak else self.defendant() for _ in range(n_def)]
+        self.header_parties = [
+            {"label": self.alur.pihak_1, "nama": jaksa},
+            {"label": self.alur.pihak_2, "nama": defendants},
+        ]
+        letter_day = self.clock.after(self.reg, -6, -1)
+        month = letter_day.month
+        du: JSON = {
+            "tanggal_pendaftaran": iso(self.reg),
+            "klasifikasi_perkara": offence,
+            "nomor_perkara": self.raw,
+            "tanggal_surat": iso(letter_day),
+            "nomor_surat": f"B-{r.randint(100, 4999)}/L.4.{r.randint(10, 30)}/Eku.2/{month:02d}/{letter_day.year}",
+            "pihak": [dict(p) for p in self.header_parties],
+        }
+        self.extra["penahanan"] = not anak and r.random() < 0.8
+        if anak:
+            du["pihak"].append({"label": "Anak Korban", "nama": ["Disamarkan"]})
+        place = f"Kecamatan {r.choice(('Sukamaju', 'Mekarsari', 'Tanjung Harapan', 'Sidorejo'))}"
+        crime_day = self.clock.after(self.reg, -120, -20)
+        subject = "Anak" if anak else "Terdakwa"
+        who = ", ".join(defendants)
+        du["dakwaan"] = "\n".join(
+            [
+                "PERTAMA:",
+                f"Bahwa {subject} {who} pada hari {_day_name(crime_day)} tanggal "
+                f"{_long_date(crime_day)} sekitar pukul {r.randint(1, 23):02d}.00 WIB atau setidak-tidaknya "
+                f"pada suatu waktu dalam tahun {crime_day.year}, bertempat di {place}, {self.court.town}, "
+                f"telah {act}, perbuatan mana dilakukan dengan cara sebagai berikut:",
+                f"Bahwa berawal ketika {subject} bertemu dengan saksi di {place};",
+                f"Perbuatan {subject} sebagaimana diatur dan diancam pidana dalam {pasal}.",
+            ]
+        )
+        du["pihak_dipublikasikan"] = "Tidak" if anak or self.pa else "Ya"
+        self.data_umum = du
+
+        # barang bukti register (criminal flows except tilang)
+        items = []
+        for _ in range(r.choice((0, 1, 1, 2, 3))):
+            handed = None
+            items.append(
+                {
+                    "tanggal_penerimaan": iso(self.reg),
+                    "uraian": r.choice(V.EVIDENCE),
+                    "tempat_penyimpanan": r.choice(
+                        ("Rupbasan Replika", "Kejaksaan Negeri Replika", "Gudang Barang Bukti")
+                    ),
+                    "tempat_penyerahan": None,
+                    "nama_penerima": None,
+                    "tanggal_penyerahan": handed,
+                    "catatan": None,
+                }
+            )
+        self.tabs["barang_bukti"] = items
+        self.shown.append("barang_bukti")
+
+        d_phs, first = self.penetapan(self.reg, 1 if anak else 3, jurusita=False)
+        if anak and r.random() < 0.5:
+            d_div = _workday(self.clock.after(self.reg, 2, 6))
+            if self.event(d_div, "Diversi", "Musyawarah Diversi", None):
+                self.tabs["diversi"] = None
+                self.shown.append("diversi")
+        if first is None:
+            return
+        n_saksi = r.randint(2, 5)
+        agendas = ["Pembacaan Surat Dakwaan"]
+        agendas += ["Pemeriksaan Saksi-saksi"] * r.randint(1, 3)
+        agendas += [
+            "Pemeriksaan " + subject,
+            "Pembacaan Tuntutan",
+            "Pembelaan",
+            "Pembacaan Putusan",
+        ]
+        gap = (2, 4) if anak else (6, 8)
+        held = self.hearings(first, agendas, gap)
+        if len(held) >= 2:
+            self.saksi(n_saksi)
+        tuntutan_at = len(agendas) - 3
+        months = r.choice((4, 6, 8, 10, 12, 18, 24, 30, 36, 48, 60))
+        if len(held) > tuntutan_at:
+            d_t = held[tuntutan_at]
+            self.tabs["penuntutan"] = [
+                {
+                    "tanggal_tuntutan": iso(d_t),
+                    "isi_tuntutan": "\n".join(
+                        [
+                            f"Menyatakan {subject} {who} bersalah melakukan tindak pidana "
+                            f'"{offence}" sebagaimana diatur dalam {pasal};',
+                            f"Menjatuhkan pidana terhadap {subject} dengan pidana penjara selama "
+                            f"{_months(months + 6)} dikurangi selama {subject} berada dalam tahanan;",
+                            "Menyatakan barang bukti dirampas untuk dimusnahkan;",
+                            f"Menetapkan agar {subject} dibebani membayar biaya perkara sebesar Rp5.000,00 (lima ribu rupiah).",
+                        ]
+                    ),
+                }
+            ]
+            self.shown.append("penuntutan")
+        if len(held) < len(agendas):
+            return
+        d_put = held[-1]
+        self.putusan_day = d_put
+        self.event(d_put, "Putusan", "Putusan", "Putusan")
+        sentence = (
+            f"Pidana Pembinaan dalam Lembaga ({_months_short(months)})"
+            if anak
+            else f"Pidana Penjara Waktu Tertentu ({_months_short(months)})"
+        )
+        if not anak and r.random() < 0.25:
+            sentence += f", Denda Rp.{r.choice((1, 5, 10, 800))}.000.000,00"
+        minutasi = _workday(self.clock.after(d_put, 1, 14))
+        notified = [
+            {"status": p["label"], "nama": n, "tanggal": iso(d_put)}
+            for p in self.header_parties
+            for n in p["nama"]
+        ]
+        put: JSON = {
+            "tanggal_label": "Tanggal Putusan",
+            "tanggal_putusan": iso(d_put),
+            "status_putusan_terdakwa": [
+                {"nama": d, "tanggal_putusan": iso(d_put), "putusan": sentence} for d in defendants
+            ],
+            "amar_putusan": "Disamarkan"
+            if anak
+            else "\n".join(
+                [
+                    f"Menyatakan {subject} {who}{PIDANA_SUFFIX} terbukti secara sah dan meyakinkan "
+                    f'bersalah melakukan tindak pidana "{offence}" sebagaimana dalam dakwaan Pertama;',
+                    f"Menjatuhkan pidana kepada {subject} oleh karena itu dengan pidana penjara selama {_months(months)};",
+                    "Menetapkan masa penangkapan dan penahanan yang telah dijalani Terdakwa dikurangkan seluruhnya dari pidana yang dijatuhkan;",
+                    "Menetapkan Terdakwa tetap ditahan;",
+                    "Membebankan kepada Terdakwa membayar biaya perkara sejumlah Rp5.000,00 (lima ribu rupiah);",
+                ]
+            ),
+            "pemberitahuan_putusan": notified,
+            "kirim_salinan_putusan": iso(minutasi) if self.clock.happened(minutasi) else None,
+            "tanggal_minutasi": iso(minutasi) if self.clock.happened(minutasi) else None,
+            "keterangan": None,
+        }
+        self.tabs["putusan"] = put
+        self.shown.append("putusan")
+        if self.event(minutasi, "Minutasi", "Minutasi", "Minutasi"):
+            handover = _workday(self.clock.after(minutasi, 3, 40))
+            for item in items:
+                if self.clock.happened(handover) and r.random() < 0.7:
+                    item["tempat_penyerahan"] = "Kejaksaan Negeri Replika"
+                    item["nama_penerima"] = self.person()
+                    item["tanggal_penyerahan"] = iso(handover)
+                    item["catatan"] = r.choice(
+                        ("Dirampas untuk dimusnahkan", "Dikembalikan kepada saksi", None)
+                    )
+        if not anak:
+            self.appeal(d_put, True, [{"status": self.alur.pihak_2, "nama": defendants[0]}])
+
+    # ---------------------------------------------------------------- tilang
+    def build_tilang(self) -> None:
+        r = self.rng
+        self.klasifikasi = "Lalu Lintas"
+        vehicle, bukti = r.choice(V.VEHICLES)
+        jaksa = [self.jaksa()]
+        offender = self.person(female=r.random() < 0.2)
+        self.header_parties = [
+            {"label": self.alur.pihak_1, "nama": jaksa},
+            {"label": self.alur.pihak_2, "nama": [offender]},
+        ]
+        plate = f"{r.choice(V.PLATES)} {r.randint(1000, 9999)} {''.join(r.choices('ABCDEFGHJKLMNPRSTUVWXYZ', k=r.randint(1, 3)))}"
+        seri = f"{r.choice('ABCDEFG')} {r.randint(10000000, 99999999)}"
+        bayar = "".join(str(r.randint(0, 9)) for _ in range(15))
+        d_tindak = self.clock.after(self.reg, -21, -5)
+        self.data_umum = {
+            "tanggal_pendaftaran": iso(self.reg),
+            "klasifikasi_perkara": "Lalu Lintas",
+            "nomor_perkara": self.raw,
+            "pihak": [dict(p) for p in self.header_parties],
+            "tanggal_penindakan": iso(d_tindak),
+            "ditindak_oleh": f"Sat Lantas Polres {self.court.town}",
+            "jenis_surat_tilang": r.choice(("Biru", "Merah")),
+            "nomor_seri_surat_tilang": seri,
+            "nomor_pembayaran": bayar,
+            "jenis_kendaraan": vehicle,
+            "tanda_nomor_kendaraan": plate,
+            "bukti": bukti,
+            "pihak_dipublikasikan": "Ya",
+        }
+        self.extra["tilang"] = {"seri": seri, "bayar": bayar, "plate": plate, "offender": offender}
+        d_pmh = _workday(self.clock.after(self.reg, 0, 2))
+        if self.event(d_pmh, "Penetapan", "Penetapan Hakim", "Penetapan Majelis Hakim"):
+            self.tabs["penetapan"] = {
+                "hakim": [{"tanggal_penetapan": iso(d_pmh), "nama": r.choice(V.JUDGES),
+                           "posisi": "Hakim", "aktif": "Aktif"}],
+                "panitera_pengganti": [{"tanggal_penetapan": iso(d_pmh),
+                                        "nama": r.choice(V.CLERKS), "aktif": "Aktif"}],
+                "sidang_pertama": [],
+            }  # fmt: skip
+            self.shown.append("penetapan")
+        d_sid = _workday(self.clock.after(self.reg, 2, 9))
+        room = "Ruang Sidang Tilang"
+        self.extra["tilang"]["sidang"] = d_sid
+        self.extra["tilang"]["ruang"] = room
+        if not self.clock.happened(d_pmh):
+            return
+        self.tabs["jadwal_sidang"] = [
+            {"tanggal": iso(d_sid), "jam": "08:00 s/d Selesai", "agenda": "Sidang Tilang",
+             "ruangan": room, "alasan_ditunda": None}
+        ]  # fmt: skip
+        self.shown.append("jadwal_sidang")
+        if not self.event(d_sid, "Persidangan", "Sidang Pertama", "Sidang pertama"):
+            return
+        fine = r.choice((50, 75, 100, 150, 250, 500)) * 1000
+        verdict = f"Denda Rp.{fine // 1000}.000,00 subsidair 1 (satu) hari kurungan"
+        self.extra["tilang"]["putusan"] = verdict
+        self.putusan_day = d_sid
+        self.event(d_sid, "Putusan", "Putusan", "Putusan")
+        self.tabs["putusan"] = {
+            "tanggal_label": "Tanggal Putusan",
+            "tanggal_putusan": iso(d_sid),
+            "status_putusan_terdakwa": [
+                {"nama": offender, "tanggal_putusan": iso(d_sid), "putusan": verdict}
+            ],
+            "amar_putusan": f"Menjatuhkan pidana denda sebesar Rp{thousands(fine)},00 subsidair "
+            "1 (satu) hari kurungan; Membebankan biaya perkara sebesar Rp1.000,00",
+            "pemberitahuan_putusan": [],
+            "kirim_salinan_putusan": None,
+            "tanggal_minutasi": iso(d_sid),
+            "keterangan": "Verstek" if r.random() < 0.6 else None,
+        }
+        self.shown.append("putusan")
+        self.event(d_sid, "Minutasi", "Minutasi", "Minutasi")
+
+    # ---------------------------------------------------------------- civil
+    def build_civil(self) -> None:
+        r = self.rng
+        kind = self.alur.kind
+        pa = self.pa
+        if kind == "gugatan":
+            self.klasifikasi = r.choice(V.PA_G if pa else V.PERDATA_G)
+        elif kind == "permohonan":
+            self.klasifikasi = r.choice(V.PA_P if pa else V.PERDATA_P)
+        else:
+            self.klasifikasi = r.choice(V.PERDATA_GS)
+        p1 = [self.civil_party() for _ in range(1 if r.random() < 0.8 else 2)]
+        if kind == "permohonan":
+            p2: list[str] = []
+        else:
+            p2 = [self.civil_party() for _ in range(r.choice((1, 1, 1, 2, 3)))]
+        self.header_parties = [
+            {"label": self.alur.pihak_1, "nama": p1},
+            {"label": self.alur.pihak_2, "nama": p2},
+        ]
+        du: JSON = {
+            "tanggal_pendaftaran": iso(self.reg),
+            "klasifikasi_perkara": self.klasifikasi,
+            "nomor_perkara": self.raw,
+        }
+        letter = self.clock.after(self.reg, -5, 0)
+        du["tanggal_surat"] = iso(letter)
+        du["nomor_surat"] = (
+            f"{r.randint(1, 99):02d}/SK/{letter.month:02d}/{letter.year}"
+            if r.random() < 0.4
+            else None
+        )
+        kuasa_1 = (
+            [{"nama": self.hidden(self.lawyer()), "nama_pihak": p1[0]}] if r.random() < 0.5 else []
+        )
+        pihak: list[JSON] = [{"label": self.alur.pihak_1, "nama": p1}]
+        kuasa: list[JSON] = [{"label": self.alur.kuasa_1, "rows": kuasa_1}]
+        if kind != "permohonan":
+            kuasa_2 = (
+                [{"nama": self.hidden(self.lawyer()), "nama_pihak": p2[0]}]
+                if r.random() < 0.35
+                else []
+            )
+            pihak.append({"label": self.alur.pihak_2, "nama": p2})
+            kuasa.append({"label": self.alur.kuasa_2, "rows": kuasa_2})
+        du["pihak"] = pihak
+        du["kuasa"] = kuasa
+        if kind in ("gugatan", "sederhana") and not pa:
+            du["nilai_sengketa"] = (
+                r.randint(5, 480) * 1_000_000
+                if kind == "gugatan"
+                else r.randint(5, 450) * 1_000_000
+            )
+        g = "Pemohon" if kind == "permohonan" else "Penggugat"
+        t = "Tergugat"
+        if kind == "permohonan":
+            items = [
+                f"Mengabulkan permohonan {g} untuk seluruhnya;",
+                f"Menyatakan sah {self.klasifikasi.lower()} sebagaimana dimohonkan {g};",
+                f"Membebankan biaya perkara kepada {g};",
+            ]
+        else:
+            items = [
+                f"Mengabulkan gugatan {g} untuk seluruhnya;",
+                f"Menyatakan {t} telah melakukan {self.klasifikasi.lower()};",
+                f"Menghukum {t} untuk membayar ganti rugi kepada {g} sebesar "
+                f"Rp{r.randint(5, 400)}.000.000,00;",
+                f"Menghukum {t} untuk membayar biaya perkara;",
+            ]
+        du["petitum"] = "\n".join(
+            ["PRIMAIR:", *items, "SUBSIDAIR:",
+             "Apabila Majelis Hakim berpendapat lain, mohon putusan yang seadil-adilnya (ex aequo et bono)."]
+        )  # fmt: skip
+        du["pihak_dipublikasikan"] = "Tidak" if pa else "Ya"
+        du["prodeo"] = "Ya" if r.random() < 0.05 else "Tidak"
+        self.data_umum = du
+
+        ledger = _Ledger(r.randint(5, 30) * 100_000 if du["prodeo"] == "Tidak" else 0)
+        ledger.add(self.reg, "Panjar Biaya Perkara", ledger.deposit, None)
+        ledger.add(self.reg, "Biaya Pendaftaran", None, 30_000)
+        ledger.add(self.reg, "Biaya Proses", None, 75_000)
+
+        judges = 3 if kind == "gugatan" else 1
+        d_phs, first = self.penetapan(self.reg, judges, jurusita=True)
+        self.shown.append("biaya_perkara")
+        if first is None:
+            self.tabs["biaya_perkara"] = ledger.stages()
+            return
+        assert d_phs is not None
+        for who in (g, t) if kind != "permohonan" else (g,):
+            ledger.add(d_phs, f"Biaya Panggilan {who}", None, r.randint(2, 8) * 50_000)
+            ledger.add(d_phs, f"PNBP Panggilan Pertama {who}", None, 10_000)
+        # mediation
+        start_trial: dt.date | None = first
+        prefix: list[JSON] = []
+        if kind == "gugatan" and self.clock.happened(first) and r.random() < 0.75:
+            prefix = [{"tanggal": iso(first), "jam": JAM, "agenda": "Sidang Pertama",
+                       "ruangan": r.choice(V.ROOMS[:3]), "alasan_ditunda": None}]  # fmt: skip
+            start_trial = self.mediasi(first)
+            if start_trial is None:
+                self.tabs["jadwal_sidang"] = prefix
+                self.shown.append("jadwal_sidang")
+                self.tabs["biaya_perkara"] = ledger.stages()
+                return
+        if kind == "gugatan":
+            agendas = ["Pembacaan Gugatan", "Jawaban", "Replik", "Duplik",
+                       "Pembuktian Penggugat", "Pembuktian Tergugat", "Kesimpulan", "Pembacaan Putusan"]  # fmt: skip
+            gap = (6, 14)
+        elif kind == "sederhana":
+            agendas = ["Pemeriksaan Pendahuluan", "Perdamaian", "Pembuktian", "Pembacaan Putusan"]
+            gap = (2, 5)
+        else:
+            agendas = ["Pemeriksaan Permohonan", "Pembuktian", "Pembacaan Penetapan"]
+            gap = (5, 9)
+        verstek = kind != "permohonan" and r.random() < 0.1
+        if verstek:
+            agendas = [agendas[0], "Pembuktian Penggugat", "Pembacaan Putusan"]
+        held = self.hearings(start_trial, agendas, gap, prefix)
+        if any("Pembuktian" in a for a in agendas[: len(held)]) and r.random() < 0.6:
+            self.saksi(r.randint(1, 3))
+        if len(held) < len(agendas):
+            self.tabs["biaya_perkara"] = ledger.stages()
+            return
+        d_put = held[-1]
+        self.putusan_day = d_put
+        self.event(d_put, "Putusan", "Putusan" if kind != "permohonan" else "Penetapan", "Putusan")
+        outcome = r.choice(
+            ("Dikabulkan", "Dikabulkan Sebagian", "Ditolak", "Tidak Dapat Diterima")
+            if kind != "permohonan"
+            else ("Dikabulkan", "Dikabulkan", "Ditolak")
+        )
+        if verstek:
+            outcome = "Dikabulkan Verstek"
+        minutasi = _workday(self.clock.after(d_put, 1, 21))
+        notified = []
+        for p in self.header_parties:
+            for n in p["nama"]:
+                day = _workday(self.clock.after(d_put, 0, 10))
+                notified.append(
+                    {
+                        "status": p["label"],
+                        "nama": n,
+                        "tanggal": iso(day) if self.clock.happened(day) else None,
+                    }
+                )
+        put: JSON = {
+            "tanggal_label": "Tanggal Penetapan" if kind == "permohonan" else "Tanggal Putusan",
+            "tanggal_putusan": iso(d_put),
+        }
+        if kind != "permohonan":
+            put["putusan_verstek"] = "Ya" if verstek else "Tidak"
+        put["status_putusan"] = outcome
+        put["amar_putusan"] = "\n".join(
+            [
+                "MENGADILI:",
+                f"{'Mengabulkan' if outcome.startswith('Dikabulkan') else 'Menolak'} "
+                f"{'permohonan' if kind == 'permohonan' else 'gugatan'} {g}"
+                f"{' untuk sebagian' if outcome == 'Dikabulkan Sebagian' else ''};",
+                f"Membebankan kepada {g if kind == 'permohonan' else t} untuk membayar biaya perkara "
+                f"sejumlah Rp{thousands(ledger.spent_estimate())},00;",
+            ]
+        )
+        put["pemberitahuan_putusan"] = notified
+        put["kirim_salinan_putusan"] = iso(minutasi) if self.clock.happened(minutasi) else None
+        put["tanggal_minutasi"] = iso(minutasi) if self.clock.happened(minutasi) else None
+        put["keterangan"] = None
+        self.tabs["putusan"] = put
+        self.shown.append("putusan")
+        ledger.add(d_put, "Redaksi", None, 10_000)
+        ledger.add(d_put, "Meterai", None, 10_000)
+        if self.event(minutasi, "Minutasi", "Minutasi", "Minutasi"):
+            ledger.refund(minutasi)
+        if kind != "permohonan":
+            self.appeal(d_put, False, [{"status": self.alur.pihak_2, "nama": p2[0]}])
+            if "banding" in self.tabs:
+                d_req = dt.date.fromisoformat(self.tabs["banding"]["tanggal_permohonan"])
+                ledger.appeal(d_req)
+        self.tabs["biaya_perkara"] = ledger.stages()
+
+    def mediasi(self, first: dt.date) -> dt.date | None:
+        """Mediasi tab; returns the day the trial resumes, None while mediation is running."""
+        r = self.rng
+        if r.random() < 0.6:
+            mediator = {
+                "nama": r.choice([j for j in V.JUDGES if j not in self.judges]),
+                "status": "Hakim",
+            }
+        else:
+            mediator = {"nama": r.choice(V.MEDIATORS_NON_HAKIM), "status": "Non-Hakim"}
+        start = _workday(self.clock.after(first, 3, 8))
+        end = _workday(self.clock.after(start, 14, 30))
+        done = self.clock.happened(end)
+        started = self.clock.happened(start)
+        result = r.choice(("Tidak Berhasil", "Tidak Berhasil", "Tidak Berhasil", "Berhasil Sebagian",
+                           "Tidak dapat dilaksanakan"))  # fmt: skip
+        self.tabs["mediasi"] = [
+            {
+                "tanggal_penetapan_mediator": iso(first),
+                "nomor_penetapan_mediator": self.number,
+                "mediator": [mediator],
+                "tanggal_mulai": iso(start) if started else None,
+                "tanggal_hasil": iso(end) if done else None,
+                "hasil": result if done else None,
+            }
+        ]
+        self.shown.append("mediasi")
+        self.event(first, "Persidangan", "Sidang Pertama", "Sidang pertama")
+        self.event(first, "Mediasi", "Penetapan Mediator", None)
+        if started:
+            self.mediasi_days = ((end if done else TODAY) - start).days
+        if not done:
+            return None
+        self.event(end, "Mediasi", "Laporan Hasil Mediasi", "Persidangan")
+        return _workday(self.clock.after(end, 3, 10))
+
+
+class _Ledger:
+    """Biaya Perkara: the running balance of a civil case's deposit."""
+
+    def __init__(self, deposit: int) -> None:
+        self.deposit = deposit
+        self.rows: list[JSON] = []
+        self.balance = 0
+        self.appeal_rows: list[JSON] = []
+
+    def add(self, day: dt.date | None, what: str, income: int | None, cost: int | None) -> None:
+        if day is None or day > TODAY:
+            return
+        self.balance += (income or 0) - (cost or 0)
+        self.rows.append(
+            {"tanggal": iso(day), "uraian": what, "pemasukan": income,
+             "pengeluaran": cost, "sisa": self.balance, "keterangan": None}
+        )  # fmt: skip
+
+    def spent_estimate(self) -> int:
+        return sum(r["pengeluaran"] or 0 for r in self.rows) + 20_000
+
+    def refund(self, day: dt.date) -> None:
+        if self.balance > 0:
+            row_note = "Sisa panjar dikembalikan"
+            self.add(day, "Pengembalian Sisa Panjar", None, self.balance)
+            self.rows[-1]["keterangan"] = row_note
+
+    def appeal(self, day: dt.date) -> None:
+        if day > TODAY:
+            return
+        self.appeal_rows = [
+            {"tanggal": iso(day), "uraian": "Panjar Biaya Banding", "pemasukan": 3_000_000,
+             "pengeluaran": None, "sisa": 3_000_000, "keterangan": None},
+            {"tanggal": iso(day), "uraian": "Biaya Pengiriman Berkas Banding", "pemasukan": None,
+             "pengeluaran": 150_000, "sisa": 2_850_000, "keterangan": None},
+        ]  # fmt: skip
+
+    def stages(self) -> list[JSON]:
+        out = [_stage("Tingkat Pertama", self.rows)]
+        if self.appeal_rows:
+            out.append(_stage("Banding", self.appeal_rows))
+        return out
+
+
+def _stage(name: str, rows: list[JSON]) -> JSON:
+    income = sum(r["pemasukan"] or 0 for r in rows)
+    cost = sum(r["pengeluaran"] or 0 for r in rows)
+    return {
+        "tahap": name,
+        "transaksi": [dict(r) for r in rows],
+        "total": {"pemasukan": income, "pengeluaran": cost, "sisa": income - cost},
+    }
+
+
+_LONG_MONTHS = (
+    "Januari", "Februari", "Maret", "April", "Mei", "Juni", "Juli", "Agustus", "September",
+    "Oktober", "November", "Desember",
+)  # fmt: skip
+
+
+def _day_name(day: dt.date) -> str:
+    from .formats import DAYS_ID
+
+    return DAYS_ID[day.weekday()]
+
+
+def _long_date(day: dt.date) -> str:
+    return f"{day.day} {_LONG_MONTHS[day.month - 1]} {day.year}"
+
+
+def _months(n: int) -> str:
+    years, months = divmod(n, 12)
+    parts = []
+    if years:
+        parts.append(f"{years} ({terbilang(years)}) Tahun")
+    if months:
+        parts.append(f"{months} ({terbilang(months)}) Bulan")
+    return " ".join(parts)
+
+
+def _months_short(n: int) -> str:
+    years, months = divmod(n, 12)
+    parts = []
+    if years:
+        parts.append(f"{years} Tahun")
+    if months:
+        parts.append(f"{months} Bulan")
+    return " ".join(parts)
+
+
+def truth_digest(data: CourtData) -> str:
+    """A short digest of the whole ground truth (tests: same seed -> same data)."""
+    h = hashlib.sha256()
+    for index in range(len(data)):
+        h.update(
+            json.dumps(data.case(index).document(data.court.court_id), sort_keys=True).encode()
+        )
+    return h.hexdigest()[:16]
