@@ -209,7 +209,7 @@ def write_truth(data: CourtData, out: IO[str]) -> int:
     """Write one ground-truth document per line (JSON Lines, sorted keys); return the count."""
     n = 0
     docs = sorted(
-        (dedupe_key(data.court.court_id, _number_of(data, i)), i) for i in range(len(data))
+        (dedupe_key(data.court.court_id, number_of(data, i)), i) for i in range(len(data))
     )
     for _key, index in docs:
         doc = data.case(index).document(data.court.court_id)
@@ -223,7 +223,8 @@ def write_truth_file(data: CourtData, path: Path) -> int:
         return write_truth(data, out)
 
 
-def _number_of(data: CourtData, index: int) -> str:
+def number_of(data: CourtData, index: int) -> str:
+    """The normalised case number of case ``index`` without generating the case."""
     alur = data.court.alur_by_id(data.alur_id(index))
     year = dt.date.fromordinal(data._days[index]).year
     return f"{data._seqs[index]}/{alur.code}/{year}/{data.court.code}"

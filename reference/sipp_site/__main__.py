@@ -1,0 +1,136 @@
+"""``python -m reference.sipp_site``: serve the replica, or write its ground truth.
+
+Options are documented in docs/replica.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+import time
+from pathlib import Path
+
+from .challenge import Challenge
+from .court import make_court
+from .faults import KINDS, FaultConfig, FaultConfigError, FaultPicker
+from .model import CourtData, ModelError, write_truth_file
+from .server import Replica, ServerOptions, serve
+from .site import Site
+from .tokens import TokenCodec
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m reference.sipp_site",
+        description="A local SIPP court site (replica) with seeded data, faults and a JS gate.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument(
+        "--port", type=int, default=8800, help="port; 0 picks a free one (default 8800)"
+    )
+    p.add_argument("--cases", type=int, default=500, help="number of cases (default 500)")
+    p.add_argument("--seed", type=int, default=1, help="data seed (default 1)")
+    p.add_argument("--variant", choices=("pn", "pa"), default="pn", help="court kind (default pn)")
+    p.add_argument(
+        "--court-id", default=None, help="court id in the truth (default pn-replika / pa-replika)"
+    )
+    p.add_argument(
+        "--truth", type=Path, default=None, help="write the ground truth JSONL and exit"
+    )
+    p.add_argument(
+        "--registered",
+        type=int,
+        default=0,
+        help="cases registered after the initial --cases (as --live would have); default 0",
+    )
+    p.add_argument("--faults", type=float, default=0.0, help="total fault rate over all kinds")
+    for kind in KINDS:
+        p.add_argument(
+            f"--fault-{kind.replace('_', '-')}",
+            dest=f"fault_{kind}",
+            type=float,
+            default=None,
+            help=f"rate of the {kind} fault (overrides its share of --faults)",
+        )
+    p.add_argument("--slow-seconds", type=float, default=3.0, help="delay of a slow response")
+    p.add_argument(
+        "--hang-seconds", type=float, default=120.0, help="how long a hung connection stays open"
+    )
+    p.add_argument("--fault-seed", type=int, default=None, help="seed of the fault draws")
+    p.add_argument("--challenge", action="store_true", help="turn on the JavaScript gate")
+    p.add_argument("--live", action="store_true", help="register new cases while serving")
+    p.add_argument(
+        "--live-interval", type=float, default=2.0, help="seconds between live registrations"
+    )
+    p.add_argument("--live-max", type=int, default=1000, help="stop registering after this many")
+    p.add_argument("--access-log", action="store_true", help="print each request to stderr")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        court = make_court(args.variant, args.court_id)
+        t0 = time.monotonic()
+        data = CourtData(court, seed=args.seed, cases=args.cases)
+        for _ in range(max(args.registered, 0)):
+            data.register()
+        overrides = {
+            k: getattr(args, f"fault_{k}")
+            for k in KINDS
+            if getattr(args, f"fault_{k}") is not None
+        }
+        faults = FaultConfig.mixed(
+            args.faults,
+            overrides,
+            slow_seconds=args.slow_seconds,
+            hang_seconds=args.hang_seconds,
+        )
+    except (ModelError, FaultConfigError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.truth is not None:
+        n = write_truth_file(data, args.truth)
+        print(f"wrote {n} case documents to {args.truth}", flush=True)
+        return 0
+    codec = TokenCodec(args.seed)
+    site = Site(data, codec=codec)
+    options = ServerOptions(
+        challenge=args.challenge,
+        live_interval=args.live_interval if args.live else 0.0,
+        live_max=args.live_max,
+        access_log=args.access_log,
+    )
+    replica = Replica(site, FaultPicker(faults, args.fault_seed), Challenge(codec), options)
+    print(
+        f"replica {court.court_id} ({args.variant}): {len(data)} cases, seed {args.seed}, "
+        f"faults {faults.total:.3f}, challenge {'on' if args.challenge else 'off'}, "
+        f"live {'on' if args.live else 'off'}; index built in {time.monotonic() - t0:.2f}s",
+        flush=True,
+    )
+    return _run(replica, args.host, args.port)
+
+
+def _run(replica: Replica, host: str, port: int) -> int:
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(serve(replica, host, port))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, task.cancel)
+    try:
+        loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        pass
+    except OSError as exc:
+        print(f"error: cannot serve on {host}:{port}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        loop.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,348 @@
+"""The replica's application: SIPP routes over the generated court (no sockets here).
+
+``Site.handle(request) -> Response`` implements docs/sipp-site.md §1-3 and §5.1: list pages
+(all cases, per flow, paging, sort toggling), the ``show_*`` -> 302 -> fixed-URL one-shot
+session value, full pages that warm the PHP session, fragments that lack party labels in a
+never-warmed session, and CodeIgniter's 404.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs
+
+from .court import TODAY, Court
+from .formats import date_en, date_id
+from .model import TAB_ORDER, Case, CourtData, number_of
+from .render import (
+    ALL_TAB_ROUTES,
+    CI_404,
+    ROWS_PER_PAGE,
+    ListPage,
+    Shell,
+    detail_page,
+    fragment,
+    fragment_not_found,
+    list_page,
+    page_head,
+    PAGE_FOOT,
+)
+from .sessions import CiSession, CiSessions, PhpSession, PhpSessions
+from .tokens import TokenCodec
+
+logger = logging.getLogger(__name__)
+
+PHP_COOKIE = "PHPSESSID"
+CI_COOKIE = "ci_session"
+#: tab routes whose controller serves a fragment (``/show_<slug>`` -> 302 -> ``/<slug>``)
+FRAGMENT_ROUTES = frozenset(slug for slug, _ in ALL_TAB_ROUTES) - {"diversi", "we_kppu"}
+#: the stock routes that 404 (§1.1)
+BROKEN_ROUTES = frozenset({"diversi", "we_kppu"})
+_FLOW_RE = re.compile(r"var_id=(\d*);")
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes = b""
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def user_agent(self) -> str:
+        return self.headers.get("user-agent", "")
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes = b""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    #: the response came from the application (not a gate); used by fault injection
+    full_page: bool = False
+
+    @classmethod
+    def html(cls, text: str, status: int = 200, *, full_page: bool = False) -> Response:
+        return cls(
+            status,
+            text.encode("utf-8"),
+            [("Content-Type", "text/html; charset=UTF-8")],
+            full_page=full_page,
+        )
+
+    @classmethod
+    def redirect(cls, location: str) -> Response:
+        return cls(
+            302,
+            b"",
+            [("Location", location), ("Content-Type", "text/html; charset=UTF-8")],
+        )
+
+
+class Site:
+    """SIPP routes over one generated court."""
+
+    def __init__(self, data: CourtData, *, codec: TokenCodec) -> None:
+        self.data = data
+        self.court: Court = data.court
+        self.codec = codec
+        self.php = PhpSessions()
+        self.ci = CiSessions(codec)
+        self._flow_cache: dict[int, list[int]] = {}
+        self._case = functools.lru_cache(maxsize=4096)(data.case)
+
+    # ------------------------------------------------------------------ data access
+    def case(self, index: int) -> Case:
+        return self._case(index)
+
+    def registered(self) -> None:
+        """A case was added (``--live``): per-flow lists must be rebuilt."""
+        self._flow_cache.clear()
+
+    def _flow_indices(self, alur_id: int) -> list[int]:
+        """Indices of one flow, oldest first."""
+        got = self._flow_cache.get(alur_id)
+        if got is None:
+            got = self.data.indices_newest_first(alur_id)[::-1]
+            self._flow_cache[alur_id] = got
+        return got
+
+    def _page_indices(self, alur_id: int | None, page: int, asc: bool) -> tuple[list[int], int]:
+        """The case indices on ``page`` (1-based) of a list, and the list's total."""
+        start = (page - 1) * ROWS_PER_PAGE
+        if alur_id is None:
+            total = len(self.data)
+            if asc:
+                picked = list(range(start, min(start + ROWS_PER_PAGE, total)))
+            else:
+                hi = total - 1 - start
+                picked = list(range(hi, max(hi - ROWS_PER_PAGE, -1), -1))
+            return picked, total
+        ordered = self._flow_indices(alur_id)
+        total = len(ordered)
+        if asc:
+            return ordered[start : start + ROWS_PER_PAGE], total
+        hi = total - start
+        return ordered[max(hi - ROWS_PER_PAGE, 0) : max(hi, 0)][::-1], total
+
+    # ------------------------------------------------------------------ dispatch
+    def handle(self, req: Request, base: str) -> Response:
+        php_id = req.cookies.get(PHP_COOKIE)
+        new_php = not PhpSessions.valid_id(php_id)
+        if new_php or php_id is None:
+            php_id = PhpSessions.new_id()
+        session = self.php.get(php_id)
+        ci = self.ci.decode(req.cookies.get(CI_COOKIE), req.user_agent)
+        ci_new = ci is None
+        if ci is None:
+            ci = CiSessions.fresh(req.user_agent)
+        resp = self._route(req, base, session, ci)
+        if new_php:
+            resp.headers.append(("Set-Cookie", f"{PHP_COOKIE}={php_id}; path=/"))
+        if resp.full_page or ci_new:
+            if resp.full_page or resp.status == 200:
+                ci.last_activity = int(time.time())
+                resp.headers.append(
+                    (
+                        "Set-Cookie",
+                        f"{CI_COOKIE}={self.ci.encode(ci)}; Max-Age=7200; path=/",
+                    )
+                )
+        return resp
+
+    def _shell(self, base: str) -> Shell:
+        return Shell(self.court, base, self.codec.encrypt)
+
+    def _route(self, req: Request, base: str, session: PhpSession, ci: CiSession) -> Response:
+        parts = [p for p in req.path.split("?", 1)[0].split("/") if p]
+        head = parts[0] if parts else "list_perkara"
+        if req.method == "POST":
+            if parts[:2] == ["list_perkara", "search"]:
+                return self._search(req, base, session, ci)
+            return Response.html(CI_404, 404)
+        if req.method not in ("GET", "HEAD"):
+            return Response.html(CI_404, 404)
+        if head == "list_perkara":
+            return self._list(parts[1:], base, session, ci)
+        if head == "show_detil" and len(parts) == 2:
+            session.enc = parts[1]
+            return Response.redirect(base + "detil_perkara")
+        if head == "detil_perkara" and len(parts) == 1:
+            return self._detail(base, session)
+        if head.startswith("show_") and len(parts) == 2:
+            slug = head[len("show_") :]
+            if slug in BROKEN_ROUTES or slug not in FRAGMENT_ROUTES:
+                return Response.html(CI_404, 404)
+            session.enc = parts[1]
+            return Response.redirect(base + slug)
+        if head in FRAGMENT_ROUTES and len(parts) == 1:
+            return self._fragment(head, session)
+        if head in ("list_jadwal_sidang", "statistik_perkara") and len(parts) <= 5:
+            return self._simple_page(head, base, session)
+        return Response.html(CI_404, 404)
+
+    # ------------------------------------------------------------------ lists
+    def _list(self, rest: list[str], base: str, session: PhpSession, ci: CiSession) -> Response:
+        alur_id: int | None = None
+        page = 1
+        enc = ""
+        if not rest or rest[0] == "index":
+            ci.asc_desc = "DESC"
+        elif rest[0] == "type" and len(rest) == 2:
+            enc = rest[1]
+            alur_id = self._flow_of(enc)
+            if alur_id is None:
+                return Response.html(CI_404, 404)
+            ci.asc_desc = "DESC"
+        elif rest[0] == "page" and len(rest) >= 2 and rest[1].isdigit():
+            page = max(int(rest[1]), 1)
+            if len(rest) >= 3:
+                enc = rest[2]
+                alur_id = self._flow_of(enc)
+        elif rest[0] == "sort" and len(rest) >= 2:
+            ci.asc_desc = "ASC" if ci.asc_desc == "DESC" else "DESC"
+            if len(rest) >= 3:
+                enc = rest[2]
+                alur_id = self._flow_of(enc)
+        else:
+            # e.g. the PA menu's top-level /list_perkara/<enc>: CodeIgniter has no such method
+            return Response.html(CI_404, 404)
+        if alur_id is not None and alur_id not in self.court.menu_flows():
+            return Response.html(CI_404, 404)
+        return self._render_list(base, session, alur_id, page, ci.asc_desc == "ASC")
+
+    def _flow_of(self, enc: str) -> int | None:
+        plain = self.codec.decrypt(enc)
+        if plain is None:
+            return None
+        m = _FLOW_RE.search(plain)
+        if m is None or not m.group(1):
+            return None
+        return int(m.group(1))
+
+    def _render_list(
+        self,
+        base: str,
+        session: PhpSession,
+        alur_id: int | None,
+        page: int,
+        asc: bool,
+        indices: list[int] | None = None,
+        total: int | None = None,
+    ) -> Response:
+        session.warm = True
+        if indices is None:
+            indices, total = self._page_indices(alur_id, page, asc)
+        assert total is not None
+        rows = [(self.case(i), self.codec.encrypt(str(self.data.id_perkara(i)))) for i in indices]
+        if alur_id is None:
+            title = "DATA SELURUH PERKARA"
+            enc = self.codec.encrypt("var_id=;var_tahapan=;")
+        else:
+            title = "DAFTAR PERKARA " + self.court.flow_title(alur_id).upper()
+            enc = self.codec.encrypt(f"var_id={alur_id};var_tahapan=10;")
+        sync = None if self.court.variant == "pa" else f"{date_en(TODAY)} 06:00:01"
+        html = list_page(
+            self._shell(base),
+            ListPage(
+                title=title,
+                enc=enc,
+                page=page,
+                total=total,
+                rows=rows,
+                offset=(page - 1) * ROWS_PER_PAGE,
+                tilang=alur_id == 114,
+                sync=sync,
+            ),
+        )
+        return Response.html(html, full_page=True)
+
+    def _search(self, req: Request, base: str, session: PhpSession, ci: CiSession) -> Response:
+        """``POST /list_perkara/search``: a case-number keyword (substring) over all cases."""
+        form = parse_qs(req.body.decode("utf-8", "replace"))
+        keyword = " ".join((form.get("search_keyword") or [""])[0].split())
+        if not keyword:
+            return self._render_list(base, session, None, 1, False)
+        hits = [
+            i
+            for i in range(len(self.data) - 1, -1, -1)
+            if keyword.lower() in self._number(i).lower()
+        ]
+        return self._render_list(
+            base, session, None, 1, False, indices=hits[:ROWS_PER_PAGE], total=len(hits)
+        )
+
+    def _number(self, index: int) -> str:
+        return number_of(self.data, index)
+
+    # ------------------------------------------------------------------ detail and tabs
+    def _take_case(self, session: PhpSession) -> Case | None | bool:
+        """Consume the one-shot value: the case, ``False`` if none was stored, ``None`` if bad."""
+        enc = session.enc
+        session.enc = None
+        if enc is None:
+            return False
+        plain = self.codec.decrypt(enc)
+        if plain is None or not plain.isdigit():
+            return None
+        index = self.data.index_of_id(int(plain))
+        return None if index is None else self.case(index)
+
+    def _detail(self, base: str, session: PhpSession) -> Response:
+        token = session.enc
+        case = self._take_case(session)
+        if case is None or case is False:
+            return Response.redirect(base + "list_perkara")
+        assert isinstance(case, Case) and token is not None
+        session.warm = True
+        penahanan = [
+            (self.codec.encrypt(f"{case.id_perkara}:{k}"), self.codec.encrypt(name))
+            for k, name in enumerate(case.case_data["header"]["pihak_2"]["nama"])
+        ]
+        html = detail_page(self._shell(base), case, token, penahanan)
+        return Response.html(html, full_page=True)
+
+    def _fragment(self, slug: str, session: PhpSession) -> Response:
+        case = self._take_case(session)
+        if case is False:
+            return Response.html(CI_404, 404)
+        if case is None:
+            return Response.html(fragment_not_found())
+        assert isinstance(case, Case)
+        return Response.html(fragment(case, slug, session.warm))
+
+    def _simple_page(self, head: str, base: str, session: PhpSession) -> Response:
+        session.warm = True
+        if head == "list_jadwal_sidang":
+            title = f"JADWAL SIDANG - {date_id(TODAY)}"
+            body = (
+                '<div class="cssTable"><table id="tablePerkaraAll"><tbody><tr><td>No</td>'
+                "<td>Tanggal Sidang</td><td>Nomor Perkara</td><td>Sidang Keliling</td>"
+                "<td>Ruangan</td><td>Agenda</td><td>Detil</td></tr>"
+                '<tr><td colspan="7" align="center">Data Tidak diTemukan</td></tr>'
+                "</tbody></table></div>"
+            )
+        else:
+            title = "STATISTIK PERKARA"
+            rows = "".join(
+                f"<tr><td>{self.court.flow_title(a)}</td><td>{self.data.count(a)}</td></tr>"
+                for a in self.court.menu_flows()
+            )
+            body = (
+                '<div class="cssTable"><table id="tablePerkaraAll"><tbody>'
+                f"<tr><td>Jenis Perkara</td><td>Jumlah</td></tr>{rows}</tbody></table></div>"
+            )
+        html = (
+            page_head(self._shell(base))
+            + f'\t<div id="pageTitle">\n\t\t<b>{title}</b>\n\t</div>\n{body}\n'
+            + PAGE_FOOT
+        )
+        return Response.html(html, full_page=True)
+
+
+__all__ = ["TAB_ORDER", "Request", "Response", "Site"]
