@@ -60,8 +60,16 @@ _SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     # error pages served with 200 and wrong-case pages: retried like a 5xx (between Retry 550
     # and Redirect 600, so it judges the final page of a redirect chain)
     "harvest.validation.SippValidationMiddleware": 580,
+    # JavaScript challenges: pass them in a browser, copy the clearance into every request
+    "harvest.clearance.ClearanceMiddleware": 690,
 }
 # SIPP_SESSION_MAX_JARS (int, default 256 in harvest/sessions.py): cookie jars kept at once.
+# Browser for JavaScript challenges (docs/browser.md; defaults in harvest/clearance.py):
+# SIPP_BROWSER (str, default "off"): "challenge" = pass a detected challenge in Chromium, then
+#   crawl by plain HTTP with its clearance cookies; "off" = a challenge fails the court's requests.
+# SIPP_BROWSER_TIMEOUT (float seconds, default 30): wait for the clearance cookie (and navigation).
+# SIPP_BROWSER_EXECUTABLE (str, default "/usr/bin/chromium"): the Chromium binary to launch.
+# SIPP_BROWSER_COOKIES (list, default ["cf_clearance", "sipp_clearance"]): clearance cookie names.
 
 # --- assembled (do not edit: add to the section of your component above) --------------------
 DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {

@@ -1,0 +1,319 @@
+"""ClearanceMiddleware's logic with a stand-in browser: detection, sharing, waiting, failing.
+
+The real browser is exercised end to end in ``test_end_to_end.py``; here the engine's
+``download_async`` is replaced by a fake that hands back a fake page whose context gains the
+clearance cookie after a few looks, so every branch runs in milliseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from types import SimpleNamespace
+
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse
+
+from harvest.clearance import (
+    META_FAIL,
+    META_GENERATION,
+    OFF_REASON,
+    BrowserConfig,
+    ChallengeNotPassed,
+    ClearanceMiddleware,
+    is_challenge,
+)
+from reference.sipp_site.render import challenge_page
+from tests.parsers.conftest import read_fixture
+
+pytestmark = pytest.mark.browser
+
+SITE = "http://sipp.pn-gate.go.id/"
+SECRET = "s3cr3t-clearance-value"
+UA = "harvest-test/1.0"
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.values: dict[str, float] = {}
+
+    def inc_value(self, key: str, count: int = 1) -> None:
+        self.values[key] = self.values.get(key, 0) + count
+
+    def max_value(self, key: str, value: float) -> None:
+        self.values[key] = max(self.values.get(key, value), value)
+
+
+class FakeContext:
+    def __init__(self, cookie_after: int | None) -> None:
+        self.cookie_after = cookie_after  # looks before the cookie appears; None = never
+        self.looks = 0
+        self.closed = False
+
+    async def cookies(self, urls):
+        self.looks += 1
+        assert urls == [urls[0]]
+        assert urls[0].startswith("http://sipp.pn-gate.go.id/")
+        cookies = [{"name": "ci_session", "value": "browser-session", "path": "/"}]
+        if self.cookie_after is not None and self.looks > self.cookie_after:
+            cookies.append({"name": "sipp_clearance", "value": SECRET, "path": "/"})
+        return cookies
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+class FakePage:
+    def __init__(self, cookie_after: int | None) -> None:
+        self.context = FakeContext(cookie_after)
+        self.closed = False
+
+    def is_closed(self) -> bool:
+        return self.closed
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+class FakeEngine:
+    """``download_async`` of the browser pass: records it, yields a page, answers the challenge."""
+
+    def __init__(self, cookie_after: int | None = 2, delay: float = 0.05) -> None:
+        self.cookie_after = cookie_after
+        self.delay = delay
+        self.passes: list[Request] = []
+        self.pages: list[FakePage] = []
+
+    async def download_async(self, request: Request):
+        assert request.meta["playwright"] is True
+        assert request.meta["playwright_include_page"] is True
+        self.passes.append(request)
+        page = FakePage(self.cookie_after)
+        self.pages.append(page)
+        request.meta["playwright_page"] = page
+        await asyncio.sleep(self.delay)
+        return HtmlResponse(request.url, body=_challenge_body(), request=request)
+
+
+def _challenge_body() -> bytes:
+    return challenge_page("document.cookie='x=1';").encode()
+
+
+def _challenge(request: Request, status: int = 503) -> HtmlResponse:
+    return HtmlResponse(request.url, status=status, body=_challenge_body(), request=request)
+
+
+def _page(request: Request) -> HtmlResponse:
+    return HtmlResponse(request.url, body=b"<html><body>ok</body></html>", request=request)
+
+
+def _request(path: str = "list_perkara", host: str = SITE) -> Request:
+    request = Request(host + path, meta={"cookiejar": path})
+    request.headers["User-Agent"] = UA
+    return request
+
+
+def _middleware(mode: str = "challenge", timeout: float = 2.0, **engine_kwargs):
+    engine = FakeEngine(**engine_kwargs)
+    crawler = SimpleNamespace(stats=Stats(), engine=engine, spider=None)
+    config = BrowserConfig(mode=mode, timeout=timeout)
+    return ClearanceMiddleware(config, crawler=crawler), engine, crawler.stats.values
+
+
+async def _send(mw: ClearanceMiddleware, request: Request):
+    """process_request, then the server's answer: a challenge unless the clearance is carried."""
+    assert await mw.process_request(request) is None
+    carried = {c["name"]: c["value"] for c in _as_list(request.cookies)}
+    answer = _page(request) if carried.get("sipp_clearance") == SECRET else _challenge(request)
+    return carried, await mw.process_response(request, answer)
+
+
+def _as_list(cookies):
+    if isinstance(cookies, dict):
+        return [{"name": k, "value": v} for k, v in cookies.items()]
+    return list(cookies)
+
+
+def test_is_challenge_recognises_the_gate_whatever_the_status() -> None:
+    request = _request()
+    for status in (200, 403, 503):
+        assert is_challenge(_challenge(request, status))
+    assert not is_challenge(
+        HtmlResponse(SITE, body=read_fixture("real/pa-metro-list-page1.html").encode())
+    )
+    assert not is_challenge(HtmlResponse(SITE, body=b""))
+
+
+def test_browser_off_fails_with_the_instruction_and_sends_nothing_more() -> None:
+    mw, engine, stats = _middleware(mode="off")
+
+    async def run():
+        first = _request()
+        _, result = await _send(mw, first)
+        # the challenged request comes back as a copy that fails before being sent
+        assert isinstance(result, Request)
+        assert result.meta[META_FAIL][1] == OFF_REASON
+        with pytest.raises(ChallengeNotPassed) as info:
+            await mw.process_request(result)
+        assert info.value.reason == OFF_REASON
+        assert info.value.reason == (
+            "court behind a JavaScript challenge: run with -s SIPP_BROWSER=challenge"
+        )
+        # every later request to the host fails at once; other hosts are untouched
+        with pytest.raises(ChallengeNotPassed, match="SIPP_BROWSER=challenge"):
+            await mw.process_request(_request("show_detil/1"))
+        assert await mw.process_request(_request(host="http://sipp.pn-other.go.id/")) is None
+
+    asyncio.run(run())
+    assert engine.passes == []
+    assert stats["harvest/browser/challenges"] == 1
+    assert stats["harvest/browser/failed_requests"] == 1
+
+
+def test_challenge_passed_once_then_every_request_carries_the_clearance() -> None:
+    mw, engine, stats = _middleware()
+
+    async def run():
+        first = _request()
+        carried, resend = await _send(mw, first)
+        assert carried == {}
+        assert isinstance(resend, Request)
+        assert resend.url == first.url
+        assert resend.dont_filter
+        carried, response = await _send(mw, resend)
+        assert carried == {"sipp_clearance": SECRET}  # the browser session cookie stays behind
+        assert isinstance(response, HtmlResponse)
+        assert response.status == 200
+        # taken off again after the exchange: a retry copy never persists the value
+        assert resend.cookies == {}
+        other = _request("show_detil/2")
+        other.cookies = {"mine": "1"}
+        carried, response = await _send(mw, other)
+        assert carried == {"mine": "1", "sipp_clearance": SECRET}
+        assert other.cookies == {"mine": "1"}
+        assert other.meta[META_GENERATION] == 1
+
+    asyncio.run(run())
+    assert len(engine.passes) == 1
+    browser_request = engine.passes[0]
+    assert browser_request.url == SITE + "list_perkara"
+    assert browser_request.meta["playwright_context_kwargs"]["user_agent"] == UA
+    assert engine.pages[0].closed
+    assert engine.pages[0].context.closed
+    assert stats["harvest/browser/passes"] == 1
+    assert stats["harvest/browser/passes/ok"] == 1
+    assert stats["harvest/browser/resent"] == 1
+    assert stats["harvest/browser/cleared_requests"] == 2
+
+
+def test_one_pass_per_host_and_others_wait_for_it() -> None:
+    mw, engine, stats = _middleware(delay=0.2)
+
+    async def run():
+        sent = [_request(f"show_detil/{i}") for i in range(5)]
+        for request in sent:
+            assert await mw.process_request(request) is None
+        # five challenged at once: one pass, five re-sends
+        results = await asyncio.gather(
+            *(mw.process_response(r, _challenge(r)) for r in sent),
+            mw.process_request(late := _request("late")),  # arrives while the pass runs
+        )
+        resends = results[:5]
+        assert all(isinstance(r, Request) for r in resends)
+        # the late request waited for the pass and left with its clearance
+        assert {c["name"] for c in _as_list(late.cookies)} == {"sipp_clearance"}
+        for r in resends:
+            carried, response = await _send(mw, r)
+            assert carried == {"sipp_clearance": SECRET}
+            assert response.status == 200
+
+    asyncio.run(run())
+    assert len(engine.passes) == 1
+    assert stats["harvest/browser/challenges"] == 5
+    assert stats["harvest/browser/resent"] == 5
+
+
+def test_expired_clearance_is_renewed_by_a_new_pass() -> None:
+    mw, engine, _ = _middleware()
+
+    async def run():
+        _, resend = await _send(mw, _request())
+        _, ok = await _send(mw, resend)
+        assert ok.status == 200
+        # later the server challenges a request carrying the (now expired) clearance
+        again = _request("show_detil/9")
+        assert await mw.process_request(again) is None
+        result = await mw.process_response(again, _challenge(again))
+        assert isinstance(result, Request)
+        assert await mw.process_request(result) is None
+        assert result.meta[META_GENERATION] == 2
+
+    asyncio.run(run())
+    assert len(engine.passes) == 2
+
+
+def test_clearance_not_accepted_fails_the_host_with_the_reason() -> None:
+    mw, engine, stats = _middleware()
+
+    async def run():
+        _, resend = await _send(mw, _request())
+        assert await mw.process_request(resend) is None
+        # the server challenges the request that carries the fresh clearance (UA/IP mismatch)
+        failed = await mw.process_response(resend, _challenge(resend))
+        with pytest.raises(ChallengeNotPassed, match="does not accept the browser's clearance"):
+            await mw.process_request(failed)
+        with pytest.raises(ChallengeNotPassed, match="same proxy"):
+            await mw.process_request(_request("show_detil/3"))
+
+    asyncio.run(run())
+    assert len(engine.passes) == 1
+    assert stats["harvest/browser/rejected"] == 1
+
+
+def test_no_cookie_within_the_timeout(caplog) -> None:
+    mw, engine, stats = _middleware(timeout=0.3, cookie_after=None)
+
+    async def run():
+        failed = await mw.process_response(r := _request(), _challenge(r))
+        with pytest.raises(ChallengeNotPassed) as info:
+            await mw.process_request(failed)
+        assert info.value.reason.startswith(
+            "no clearance cookie (cf_clearance, sipp_clearance) after 0.3 s in the browser"
+        )
+        with pytest.raises(ChallengeNotPassed, match="no clearance cookie"):
+            await mw.process_request(_request("show_detil/4"))
+
+    with caplog.at_level(logging.INFO, logger="harvest.clearance"):
+        asyncio.run(run())
+    assert engine.pages[0].closed
+    assert engine.pages[0].context.closed
+    assert stats["harvest/browser/passes/failed"] == 1
+    assert "not passed" in caplog.text
+
+
+def test_cookie_values_are_never_logged(caplog) -> None:
+    mw, _, _ = _middleware()
+
+    async def run():
+        _, resend = await _send(mw, _request())
+        await _send(mw, resend)
+
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(run())
+    assert "passed in" in caplog.text
+    assert "sipp_clearance" in caplog.text  # the name, for the operator
+    assert SECRET not in caplog.text
+
+
+def test_failure_marker_of_another_run_is_ignored() -> None:
+    # a failing copy persisted by a killed run is simply sent by the next run
+    mw, _, _ = _middleware(mode="off")
+    request = _request()
+    request.meta[META_FAIL] = ("token-of-a-dead-process", OFF_REASON)
+
+    async def run():
+        assert await mw.process_request(request) is None
+
+    asyncio.run(run())
+    assert META_FAIL not in request.meta
