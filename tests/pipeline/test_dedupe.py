@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,3 +165,44 @@ def test_the_project_settings_register_the_pipeline() -> None:
     from harvest import settings
 
     assert settings.ITEM_PIPELINES["pipelines.dedupe.DedupePipeline"] == 300
+
+
+class RecordingEngine:
+    running = True
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+
+    async def close_spider_async(self, *, reason: str) -> None:
+        self.reasons.append(reason)
+
+
+def test_a_failing_database_is_an_item_error_that_closes_the_crawl(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pipelines.store.BUSY_TIMEOUT_MS", 200)
+    crawler = get_crawler(settings_dict={"HARVEST_WORKSPACE": str(workspace)})
+    engine = RecordingEngine()
+    crawler.engine = engine  # type: ignore[assignment]
+    pipe = DedupePipeline.from_crawler(crawler)
+    pipe.open_spider()
+    item = CasePart(court=COURT, nomor_perkara=NUMBER, part="tab:pihak", data=[])
+    # Another process holds the write lock longer than the busy timeout.
+    holder = sqlite3.connect(workspace / "items.sqlite", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+
+    async def in_a_running_loop() -> None:  # as in a crawl
+        with pytest.raises(ItemStoreError, match="cannot start a write: database is locked"):
+            pipe.process_item(item)
+        await asyncio.sleep(0)  # let the scheduled close run
+
+    try:
+        asyncio.run(in_a_running_loop())
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+    assert stats_of(pipe) == {"harvest/items/store_error": 1}
+    assert engine.reasons == ["item_store_error"]
+    assert pipe.process_item(item) is item  # once the lock is gone, it is stored
+    pipe.close_spider()
