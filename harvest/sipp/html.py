@@ -119,3 +119,51 @@ def inner_html(el: Element) -> str:
     parts = [el.text or ""]
     parts.extend(lxml.html.tostring(child, encoding="unicode") for child in el)
     return "".join(parts)
+
+
+def long_text(el: Element | None) -> str | None:
+    """A long text cell (Petitum, Dakwaan, Isi Tuntutan, Amar Putusan) as clean text.
+
+    One line per paragraph or list item (``<p>``, ``<li>``), whitespace collapsed, joined by
+    ``"\\n"``; the ``<ol>`` numbering is not text. Text outside any ``<p>``/``<li>`` (plain text,
+    ``<br>``-separated lines) counts as paragraphs of its own, in page order. ``None`` for an
+    empty cell or ``-``.
+    """
+    if el is None:
+        return None
+    out: list[str] = []
+    buf: list[str] = []
+
+    def flush() -> None:
+        for line in "".join(buf).split("\n"):
+            cleaned = clean_text(line)
+            if cleaned:
+                out.append(cleaned)
+        buf.clear()
+
+    def walk(node: Element) -> None:
+        if node.text:
+            buf.append(node.text)
+        for child in node:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if tag in ("p", "li"):
+                flush()
+                buf.append(raw_text(child).replace("\n", " "))
+                flush()
+            elif tag == "br":
+                buf.append("\n")
+            elif tag in ("script", "style") or not tag:
+                pass
+            else:
+                if tag in _BLOCK_TAGS:
+                    buf.append("\n")
+                walk(child)
+                if tag in _BLOCK_TAGS:
+                    buf.append("\n")
+            if child.tail:
+                buf.append(child.tail)
+
+    walk(el)
+    flush()
+    result = "\n".join(out)
+    return None if result in ("", "-") else result

@@ -13,8 +13,18 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from harvest.sipp.exceptions import ParseError
-from harvest.sipp.html import Element, cells, first, lines, parse_html, rows, text, xpath_elements
-from harvest.sipp.normalise import clean_text, is_empty, parse_date, parse_int
+from harvest.sipp.html import (
+    Element,
+    cells,
+    first,
+    lines,
+    parse_html,
+    raw_text,
+    rows,
+    text,
+    xpath_elements,
+)
+from harvest.sipp.normalise import clean_text, none_if_empty, parse_date, parse_int
 
 PAGE = "list page"
 NO_DATA_TEXT = "data tidak ditemukan"
@@ -71,20 +81,22 @@ class ListPage:
 
 
 # Header text (lower case, whitespace collapsed) -> key in ListRow.data and how to read it.
+# The all-cases list and every flow list except tilang share the first set; the row number and
+# the token link are not data (docs/item-format.md, list_row).
 _COLUMNS: dict[str, tuple[str, str]] = {
-    "no": ("no", "int"),
-    "nomor perkara": ("nomor_perkara", "text"),
+    "no": ("", "skip"),
+    "nomor perkara": ("nomor_perkara", "raw"),
     "tanggal register": ("tanggal_register", "date"),
     "klasifikasi perkara": ("klasifikasi_perkara", "text"),
     "para pihak": ("para_pihak", "parties"),
     "status perkara": ("status_perkara", "text"),
-    "lama proses": ("lama_proses", "text"),
+    "lama proses": ("lama_proses", "days"),
     "link": ("", "link"),
-    # tilang (alur 114)
-    "nomor seri tilang / no pembayaran": ("nomor_seri_tilang", "lines"),
+    # the traffic-ticket list (alur 114)
+    "nomor seri tilang / no pembayaran": ("", "seri_bayar"),
     "tanda nomor kendaraan bermotor": ("tanda_nomor_kendaraan", "text"),
     "pelanggar": ("pelanggar", "text"),
-    "tanggal sidang ruang sidang": ("tanggal_sidang", "date_room"),
+    "tanggal sidang ruang sidang": ("", "date_room"),
     "putusan": ("putusan", "text"),
 }
 
@@ -141,26 +153,32 @@ def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
     detail_url = ""
     for name, td in zip(header, tds, strict=True):
         key, kind = _COLUMNS[name]
+        if kind == "skip":
+            continue
         if kind == "link":
-            hrefs = [a.get("href", "") for a in xpath_elements(td, ".//a[@href]")]
+            hrefs = [str(a.get("href", "")) for a in xpath_elements(td, ".//a[@href]")]
             detail = [h for h in hrefs if "show_detil" in h] or hrefs
             detail_url = urljoin(url, detail[0].strip()) if detail else ""
-        elif kind == "int":
-            data[key] = _int_or_text(text(td))
+        elif kind == "raw":
+            data[key] = raw_text(td)
         elif kind == "date":
-            data[key] = _date_or_raw(text(td), name)
+            data[key] = _date(text(td), name)
+        elif kind == "days":
+            data[key] = _days(text(td))
         elif kind == "parties":
             data[key] = parse_party_cell(td)
-        elif kind == "lines":
-            data[key] = lines(td)
+        elif kind == "seri_bayar":
+            seri, _, bayar = text(td).partition(" / ")
+            data["nomor_seri_tilang"] = none_if_empty(seri)
+            data["nomor_pembayaran"] = none_if_empty(bayar)
         elif kind == "date_room":
             parts = lines(td)
-            data[key] = _date_or_raw(parts[0], name) if parts else None
+            data["tanggal_sidang"] = _date(parts[0], name) if parts else None
             data["ruang_sidang"] = " ".join(parts[1:]) or None
         else:
-            data[key] = text(td)
+            data[key] = none_if_empty(text(td))
     number = data.get("nomor_perkara", "")
-    if not number:
+    if not number or not str(number).strip():
         raise ParseError(f"{PAGE}: a case row has no Nomor Perkara: {[text(td) for td in tds]}")
     if not detail_url:
         raise ParseError(f"{PAGE}: row {number!r} has no show_detil link")
@@ -176,7 +194,7 @@ def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
 def parse_party_cell(td: Element) -> list[dict[str, Any]]:
     """The list's "Para Pihak" cell: ``label1:<br>names<br/><br/>label2:<br>names``.
 
-    One ``{"label": ..., "names": [...]}`` per side, split at the blank line (``<br><br>``),
+    One ``{"label": ..., "nama": [...]}`` per side, split at the blank line (``<br><br>``),
     not at the label text (which may be ``Error, Pihak Not Found!!!``).
     """
     raw_lines: list[str] = []
@@ -211,20 +229,19 @@ def parse_party_cell(td: Element) -> list[dict[str, Any]]:
             label = label[:-1].rstrip()
         elif ":" not in label:
             label, names = "", group
-        sides.append({"label": label, "names": names})
+        sides.append({"label": label, "nama": names})
     return sides
 
 
-def _int_or_text(value: str) -> int | str | None:
+def _days(value: str) -> int | None:
+    """``21 Hari`` -> 21."""
     try:
         return parse_int(value)
-    except ValueError:
-        return value
+    except ValueError as e:
+        raise ParseError(f"{PAGE}: Lama Proses {value!r} is not a number of days") from e
 
 
-def _date_or_raw(value: str, column: str) -> str | None:
-    if is_empty(value):
-        return None
+def _date(value: str, column: str) -> str | None:
     try:
         return parse_date(value)
     except ValueError as e:

@@ -105,6 +105,12 @@ def is_empty(text: str | None) -> bool:
     return clean_text(text) in EMPTY_MARKERS
 
 
+def none_if_empty(text: str | None) -> str | None:
+    """The cleaned text, or ``None`` for an empty cell or ``-`` (docs/item-format.md)."""
+    value = clean_text(text)
+    return None if value in ("", "-", "--") else value
+
+
 def parse_date(text: str | None) -> str | None:
     """An ISO ``YYYY-MM-DD`` date from any SIPP date form, ``None`` for ``-``/empty.
 

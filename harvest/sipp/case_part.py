@@ -1,0 +1,48 @@
+"""The ``case`` part of a case: list row + detail page, exactly as docs/item-format.md has it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harvest.identity import normalise_case_number
+from harvest.sipp.detail_page import DetailPage
+from harvest.sipp.list_page import ListRow
+
+#: The keys a row of the all-cases list (and every flow list but tilang) carries.
+LIST_ROW_KEYS = frozenset(
+    {
+        "nomor_perkara",
+        "tanggal_register",
+        "klasifikasi_perkara",
+        "para_pihak",
+        "status_perkara",
+        "lama_proses",
+    }
+)
+
+
+def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> dict[str, Any]:
+    """The ``case`` part's data: ``court``, ``nomor_perkara`` (normalised),
+    ``nomor_perkara_raw`` (the header cell as shown), ``list_row``, ``header``, ``data_umum``
+    and ``tabs`` (``[{"slug", "label", "available"}]``, page order, without Data Umum).
+
+    ``list_row`` is the row as the all-cases list shows it. It is ``None`` when the row is not
+    known (``row is None``) or when the row came from the traffic-ticket list, whose columns
+    are not those of the item format (the registration date, parties and Lama Proses of the
+    all-cases list cannot be rebuilt from it or from the detail page).
+    """
+    list_row: dict[str, Any] | None = None
+    if row is not None and row.data.keys() >= LIST_ROW_KEYS:
+        list_row = {key: row.data[key] for key in row.data if key in LIST_ROW_KEYS}
+    return {
+        "court": court_id,
+        "nomor_perkara": normalise_case_number(detail.nomor_perkara),
+        "nomor_perkara_raw": detail.nomor_perkara,
+        "list_row": list_row,
+        "header": detail.data["header"],
+        "data_umum": detail.data["data_umum"],
+        "tabs": [
+            {"slug": tab.slug, "label": tab.label, "available": tab.available}
+            for tab in detail.tabs
+        ],
+    }

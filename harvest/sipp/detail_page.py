@@ -1,0 +1,320 @@
+"""The case detail page (``/show_detil/<tok>`` -> ``/detil_perkara``): header, Data Umum, tabs.
+
+The header is the *first* ``table#tableinfo`` (every party table nested in Data Umum repeats that
+id); Data Umum is ``#tabs1 table#infoPerkara``; the tabs are the ``#usual2`` anchors, each mapped
+to its ``.load('<base>show_<slug>/<tok>')`` URL found in the page script.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin
+
+from harvest.sipp.exceptions import ParseError
+from harvest.sipp.html import (
+    Element,
+    cells,
+    first,
+    lines,
+    long_text,
+    parse_html,
+    raw_text,
+    rows,
+    text,
+    xpath_elements,
+)
+from harvest.sipp.normalise import none_if_empty, parse_date, parse_money
+
+PAGE = "detail page"
+
+#: Tabs the stock SIPP code lists but cannot serve (docs/sipp-site.md §1.1): never fetched.
+UNAVAILABLE_TAB_SLUGS: frozenset[str] = frozenset({"diversi", "we_kppu"})
+#: The label SIPP prints when its label table has no row for a party role.
+PIHAK_NOT_FOUND = "Error, Pihak Not Found!!!"
+
+#: ``#tabsN`` -> slug (docs/sipp-site.md §3), used only when a page has no ``.load`` line for a
+#: listed tab (then the tab is listed as unavailable: there is no URL to fetch).
+TAB_DIV_SLUGS: dict[str, str] = {
+    "tabs2": "penetapan",
+    "tabs33": "perbaikan_gugatan",
+    "tabs23": "pen_persiapan",
+    "tabs3": "diversi",
+    "tabs4": "jadwal_sidang",
+    "tabs26": "saksi",
+    "tabs6": "mediasi",
+    "tabs25": "mediasi_luar",
+    "tabs7": "intervensi",
+    "tabs22": "rekonvensi",
+    "tabs8": "penuntutan",
+    "tabs9": "putusan_sela",
+    "tabs10": "putusan",
+    "tabs5": "verzet",
+    "tabs20": "dismissal",
+    "tabs21": "penetapan_gugur",
+    "tabs19": "keberatan",
+    "tabs13": "banding",
+    "tabs14": "kasasi",
+    "tabs15": "pk",
+    "tabs16": "grasi",
+    "tabs17": "eksekusi",
+    "tabs11": "biaya_perkara",
+    "tabs24": "ikrar_talak",
+    "tabs18": "barang_bukti",
+    "tabs27": "pkpu_sementara",
+    "tabs28": "pkpu_tetap",
+    "tabs29": "rencana_perdamaian",
+    "tabs30": "laporan_pengurus",
+    "tabs31": "setelah_putusan_pernyataan_pailit",
+    "tabs32": "pembatalan_perdamaian",
+    "tabs55": "we_kppu",
+    "tabs12": "riwayat_perkara",
+}
+
+_LOAD = re.compile(r"""\$\(\s*['"]#(tabs\d+)['"]\s*\)\.load\(\s*['"]([^'"]+)['"]\s*\)""")
+_SHOW_ROUTE = re.compile(r"/show_([A-Za-z0-9_]+)(?:/|$)")
+
+
+@dataclass(frozen=True)
+class TabRef:
+    """A tab the detail page lists: ``slug`` (its ``show_<slug>`` route), the anchor ``label``,
+    the absolute ``.load()`` ``url`` (``""`` when the page has none) and whether it can be
+    fetched at all (``available`` is false for the stock-broken diversi/we_kppu routes)."""
+
+    slug: str
+    label: str
+    url: str
+    available: bool
+
+
+@dataclass(frozen=True)
+class DetailPage:
+    """A parsed detail page.
+
+    ``nomor_perkara`` is the header's case number exactly as shown (not stripped); ``data`` holds
+    ``{"header": ..., "data_umum": ...}`` in the item format (docs/item-format.md); ``tabs`` the
+    listed tabs in page order, without Data Umum (it is inline).
+    """
+
+    nomor_perkara: str
+    data: dict[str, Any]
+    tabs: list[TabRef]
+
+    @property
+    def party_labels_missing(self) -> bool:
+        """True when the court's own label table lacks party labels (full pages show
+        ``Error, Pihak Not Found!!!``, as on PA sites): tab fragments of this court then show
+        that text legitimately, not because the session was never warmed."""
+        header = self.data.get("header", {})
+        return any(
+            isinstance(side, dict) and side.get("label") == PIHAK_NOT_FOUND
+            for side in (header.get("pihak_1"), header.get("pihak_2"))
+        )
+
+
+def parse_detail_page(html: str, url: str) -> DetailPage:
+    """Parse ``/detil_perkara`` fetched from ``url``; :class:`ParseError` when it is not one."""
+    doc = parse_html(html, PAGE)
+    header_table = first(doc, "(//table[@id='tableinfo'])[1]")
+    if header_table is None:
+        raise ParseError(f"{PAGE}: no header table#tableinfo in the page from {url}")
+    header = _header(header_table)
+    info = first(doc, "//div[@id='tabs1']//table[@id='infoPerkara']")
+    if info is None:
+        raise ParseError(
+            f"{PAGE}: no Data Umum (#tabs1 table#infoPerkara) for {header['nomor_perkara']!r}"
+        )
+    return DetailPage(
+        nomor_perkara=header["nomor_perkara"],
+        data={"header": header, "data_umum": parse_data_umum(info)},
+        tabs=_tabs(doc, html, url),
+    )
+
+
+def _header(table: Element) -> dict[str, Any]:
+    trs = [tr for tr in rows(table) if cells(tr)]
+    if len(trs) < 2:
+        raise ParseError(f"{PAGE}: header table#tableinfo has {len(trs)} rows, needs 2")
+    labels, values = cells(trs[0]), cells(trs[1])
+    if len(labels) < 4 or len(values) < 4:
+        raise ParseError(
+            f"{PAGE}: header table#tableinfo rows have {len(labels)}/{len(values)} cells, need 4"
+        )
+    number = raw_text(values[0])
+    if not number.strip():
+        raise ParseError(f"{PAGE}: header table#tableinfo shows no Nomor Perkara")
+    return {
+        "nomor_perkara": number,
+        "pihak_1": {"label": text(labels[1]), "nama": lines(values[1])},
+        "pihak_2": {"label": text(labels[2]), "nama": lines(values[2])},
+        "status_perkara": none_if_empty(text(values[3])),
+    }
+
+
+# Data Umum row label (lower case) -> (key, kind).
+_DATA_UMUM: dict[str, tuple[str, str]] = {
+    "tanggal pendaftaran": ("tanggal_pendaftaran", "date"),
+    "klasifikasi perkara": ("klasifikasi_perkara", "text"),
+    "nomor perkara": ("nomor_perkara", "raw"),
+    "tanggal surat": ("tanggal_surat", "date"),
+    "tanggal surat pelimpahan": ("tanggal_surat", "date"),
+    "nomor surat": ("nomor_surat", "text"),
+    "nomor surat pelimpahan": ("nomor_surat", "text"),
+    "nilai sengketa(rp)": ("nilai_sengketa", "money"),
+    "nilai sengketa (rp)": ("nilai_sengketa", "money"),
+    "petitum": ("petitum", "long"),
+    "dakwaan": ("dakwaan", "long"),
+    "tanggal penindakan": ("tanggal_penindakan", "date"),
+    "ditindak oleh": ("ditindak_oleh", "text"),
+    "jenis surat tilang": ("jenis_surat_tilang", "text"),
+    "nomor seri surat tilang": ("nomor_seri_surat_tilang", "text"),
+    "nomor pembayaran": ("nomor_pembayaran", "text"),
+    "jenis kendaraan": ("jenis_kendaraan", "text"),
+    "tanda nomor kendaraan bermotor": ("tanda_nomor_kendaraan", "text"),
+    "bukti": ("bukti", "text"),
+    "pihak dipublikasikan": ("pihak_dipublikasikan", "text"),
+    "prodeo": ("prodeo", "text"),
+}
+#: Key for rows this parser has no mapping for: ``[{"label", "value"}]`` (generic cell), so
+#: nothing a page shows is lost.
+OTHER_ROWS = "lainnya"
+
+
+def parse_data_umum(table: Element) -> dict[str, Any]:
+    """Data Umum (``table#infoPerkara`` in ``#tabs1``) in the item format.
+
+    Party rows are recognised by their nested table's columns: ``No | Nama [| Penahanan]`` ->
+    ``pihak``, ``No | Nama | Nama Pihak`` -> ``kuasa``. A party row without a nested table is a
+    kuasa row when its label says ``Kuasa`` (or, for the error label, when it follows a party
+    row, as kuasa rows do on civil cases), else a party row with no names.
+    """
+    out: dict[str, Any] = {}
+    last_party_kind = ""
+    for tr in rows(table):
+        tds = cells(tr)
+        if len(tds) < 2:
+            continue
+        label = text(tds[0])
+        value = tds[1]
+        nested = first(value, ".//table")
+        key_kind = _DATA_UMUM.get(label.lower())
+        if key_kind is None and (nested is not None or _looks_like_party_row(label)):
+            kind = _party_row_kind(label, nested, last_party_kind)
+            last_party_kind = kind
+            if kind == "pihak":
+                names = _column(nested, "nama") if nested is not None else []
+                out.setdefault("pihak", []).append({"label": label, "nama": names})
+            else:
+                out.setdefault("kuasa", []).append(
+                    {"label": label, "rows": _kuasa_rows(nested) if nested is not None else []}
+                )
+            continue
+        if key_kind is None:
+            out.setdefault(OTHER_ROWS, []).append({"label": label, "value": text(value)})
+            continue
+        key, kind = key_kind
+        out[key] = _value(kind, value, f"Data Umum row {label!r}")
+    return out
+
+
+_PARTY_WORDS = frozenset(
+    {
+        "penggugat", "tergugat", "pemohon", "termohon", "terdakwa", "penuntut", "anak",
+        "korban", "pelawan", "terlawan", "tersangka", "oditur", "intervensi", "pelanggar",
+        "debitur", "kreditur", "kuasa", "pihak",
+    }
+)  # fmt: skip
+
+
+def _looks_like_party_row(label: str) -> bool:
+    if label == PIHAK_NOT_FOUND:
+        return True
+    return any(word in _PARTY_WORDS for word in re.findall(r"[a-z]+", label.lower()))
+
+
+def _party_row_kind(label: str, nested: Element | None, last: str) -> str:
+    if nested is not None:
+        header = [h.lower() for h in _header_texts(nested)]
+        return "kuasa" if "nama pihak" in header else "pihak"
+    if "kuasa" in label.lower():
+        return "kuasa"
+    if label == PIHAK_NOT_FOUND and last == "pihak":
+        return "kuasa"
+    return "pihak"
+
+
+def _header_texts(table: Element) -> list[str]:
+    trs = rows(table)
+    return [text(td) for td in cells(trs[0])] if trs else []
+
+
+def table_records(table: Element) -> list[dict[str, Element]]:
+    """A headed table's data rows as ``{lower-case header text: cell}`` (the header is the
+    first row; rows whose cell count differs from it, such as a no-data line, are skipped)."""
+    trs = [tr for tr in rows(table) if cells(tr)]
+    if not trs:
+        return []
+    header = [text(td).lower() for td in cells(trs[0])]
+    out = []
+    for tr in trs[1:]:
+        tds = cells(tr)
+        if len(tds) != len(header):
+            continue
+        out.append(dict(zip(header, tds, strict=True)))
+    return out
+
+
+def _column(table: Element, name: str) -> list[str]:
+    return [text(rec[name]) for rec in table_records(table) if name in rec]
+
+
+def _kuasa_rows(table: Element) -> list[dict[str, Any]]:
+    return [
+        {"nama": text(rec.get("nama")), "nama_pihak": text(rec.get("nama pihak"))}
+        for rec in table_records(table)
+    ]
+
+
+def _value(kind: str, cell: Element, where: str) -> Any:
+    if kind == "raw":
+        return raw_text(cell)
+    if kind == "long":
+        return long_text(cell)
+    if kind == "date":
+        return date_value(text(cell), where)
+    if kind == "money":
+        try:
+            return parse_money(text(cell))
+        except ValueError as e:
+            raise ParseError(f"{where}: {e}") from e
+    return none_if_empty(text(cell))
+
+
+def date_value(value: str, where: str) -> str | None:
+    """``parse_date`` that raises :class:`ParseError` naming where the bad date was."""
+    try:
+        return parse_date(value)
+    except ValueError as e:
+        raise ParseError(f"{where}: {e}") from e
+
+
+def _tabs(doc: Element, html: str, url: str) -> list[TabRef]:
+    loads = {div: urljoin(url, href) for div, href in _LOAD.findall(html)}
+    tabs: list[TabRef] = []
+    anchors = xpath_elements(doc, "//div[@id='usual2']//li/a[starts-with(@href, '#tabs')]")
+    for a in anchors:
+        div = str(a.get("href", ""))[1:]
+        if div == "tabs1":
+            continue
+        label = text(a)
+        load = loads.get(div, "")
+        m = _SHOW_ROUTE.search(load)
+        slug = m.group(1) if m else TAB_DIV_SLUGS.get(div, _slugify(label))
+        available = bool(load) and slug not in UNAVAILABLE_TAB_SLUGS
+        tabs.append(TabRef(slug=slug, label=label, url=load, available=available))
+    return tabs
+
+
+def _slugify(label: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_") or "tab"
