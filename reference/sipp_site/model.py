@@ -1,3 +1,4 @@
+# ruff: noqa: E501, ISC004  (long generated Indonesian sentences read better unwrapped)
 """The replica's data: a seeded, deterministic court whose generated data IS the item format.
 
 ``CourtData(court, seed=1, cases=N)`` keeps only a compact index (case flow, registration day and
@@ -273,10 +274,7 @@ class _CaseBuilder:
         self.number = f"{seq}/{alur.code}/{registered.year}/{court.code}"
         raw = self.number
         if rng.random() < 0.04:
-            if " " in court.code:
-                raw = raw.replace(" ", "  ", 1)
-            else:
-                raw = raw + " "
+            raw = raw.replace(" ", "  ", 1) if " " in court.code else raw + " "
         self.raw = raw
         self.pa = court.variant == "pa"
         self.riwayat: list[tuple[dt.date, str, str]] = []
@@ -348,7 +346,7 @@ class _CaseBuilder:
             for d, t, p in sorted(self.riwayat, key=lambda e: e[0])
         ]
         self.shown.append("riwayat_perkara")
-        tab_list = []
+        tab_list: list[JSON] = []
         for slug, _div in TAB_ORDER:
             if slug in self.shown:
                 label = TAB_LABELS[slug]
@@ -410,7 +408,7 @@ class _CaseBuilder:
             return None, None
         names = r.sample(V.JUDGES, judges)
         positions = ["Hakim Ketua"] + ["Hakim Anggota"] * (judges - 1) if judges > 1 else ["Hakim"]
-        hakim = [
+        hakim: list[JSON] = [
             {"tanggal_penetapan": iso(d_pmh), "nama": n, "posisi": p, "aktif": "Aktif"}
             for n, p in zip(names, positions, strict=True)
         ]
@@ -654,7 +652,7 @@ class _CaseBuilder:
         self.tabs["barang_bukti"] = items
         self.shown.append("barang_bukti")
 
-        d_phs, first = self.penetapan(self.reg, 1 if anak else 3, jurusita=False)
+        _d_phs, first = self.penetapan(self.reg, 1 if anak else 3, jurusita=False)
         if anak and r.random() < 0.5:
             d_div = _workday(self.clock.after(self.reg, 2, 6))
             if self.event(d_div, "Diversi", "Musyawarah Diversi", None):
@@ -943,6 +941,7 @@ class _CaseBuilder:
         verstek = kind != "permohonan" and r.random() < 0.1
         if verstek:
             agendas = [agendas[0], "Pembuktian Penggugat", "Pembacaan Putusan"]
+        assert start_trial is not None
         held = self.hearings(start_trial, agendas, gap, prefix)
         if any("Pembuktian" in a for a in agendas[: len(held)]) and r.random() < 0.6:
             self.saksi(r.randint(1, 3))

@@ -1,3 +1,4 @@
+# ruff: noqa: E101, E501, W291, W293  (page templates keep the real pages' layout: long lines, mixed tabs)
 """HTML of the replica: pure functions from generated data (and tokens) to SIPP pages.
 
 The markup follows docs/sipp-site.md §1-4 and the real saved list page
@@ -824,7 +825,7 @@ def frag_barang_bukti(data: list[JSON]) -> str:
 
 def fragment(case: Case, slug: str, warm: bool) -> str:
     """The HTML fragment ``/<slug>`` serves for ``case`` (``warm``: session saw a full page)."""
-    data = case.tabs.get(slug)
+    data: Any = case.tabs.get(slug)
     if slug not in case.tabs:
         body = _empty("DATA TIDAK DITEMUKAN")
     elif slug == "riwayat_perkara":

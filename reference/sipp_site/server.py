@@ -12,8 +12,10 @@ import socket
 import struct
 import sys
 from collections import deque
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
+from typing import Any
 
 from .challenge import COOKIE as CHALLENGE_COOKIE
 from .challenge import Challenge
@@ -241,9 +243,9 @@ class HttpProtocol(asyncio.Protocol):
         body = PHP_NOTICE.encode() + resp.body
         return Response(resp.status, body, resp.headers, full_page=resp.full_page)
 
-    def _later(self, coro: object) -> None:
+    def _later(self, coro: Coroutine[Any, Any, None]) -> None:
         self.busy = True
-        task = asyncio.ensure_future(coro)  # type: ignore[arg-type]
+        task = asyncio.ensure_future(coro)
         task.add_done_callback(self._resume)
 
     def _resume(self, _task: asyncio.Future[None]) -> None:

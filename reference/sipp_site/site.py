@@ -21,6 +21,7 @@ from .model import TAB_ORDER, Case, CourtData, number_of
 from .render import (
     ALL_TAB_ROUTES,
     CI_404,
+    PAGE_FOOT,
     ROWS_PER_PAGE,
     ListPage,
     Shell,
@@ -29,7 +30,6 @@ from .render import (
     fragment_not_found,
     list_page,
     page_head,
-    PAGE_FOOT,
 )
 from .sessions import CiSession, CiSessions, PhpSession, PhpSessions
 from .tokens import TokenCodec
@@ -144,15 +144,10 @@ class Site:
         resp = self._route(req, base, session, ci)
         if new_php:
             resp.headers.append(("Set-Cookie", f"{PHP_COOKIE}={php_id}; path=/"))
-        if resp.full_page or ci_new:
-            if resp.full_page or resp.status == 200:
-                ci.last_activity = int(time.time())
-                resp.headers.append(
-                    (
-                        "Set-Cookie",
-                        f"{CI_COOKIE}={self.ci.encode(ci)}; Max-Age=7200; path=/",
-                    )
-                )
+        if resp.full_page or (ci_new and resp.status == 200):
+            ci.last_activity = int(time.time())
+            cookie = f"{CI_COOKIE}={self.ci.encode(ci)}; Max-Age=7200; path=/"
+            resp.headers.append(("Set-Cookie", cookie))
         return resp
 
     def _shell(self, base: str) -> Shell:
@@ -281,7 +276,7 @@ class Site:
         return number_of(self.data, index)
 
     # ------------------------------------------------------------------ detail and tabs
-    def _take_case(self, session: PhpSession) -> Case | None | bool:
+    def _take_case(self, session: PhpSession) -> Case | bool | None:
         """Consume the one-shot value: the case, ``False`` if none was stored, ``None`` if bad."""
         enc = session.enc
         session.enc = None
@@ -298,7 +293,8 @@ class Site:
         case = self._take_case(session)
         if case is None or case is False:
             return Response.redirect(base + "list_perkara")
-        assert isinstance(case, Case) and token is not None
+        assert isinstance(case, Case)
+        assert token is not None
         session.warm = True
         penahanan = [
             (self.codec.encrypt(f"{case.id_perkara}:{k}"), self.codec.encrypt(name))

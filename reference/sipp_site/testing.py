@@ -1,0 +1,181 @@
+"""Run the replica in a subprocess for tests, benchmarks and demos.
+
+``with running_replica(cases=200) as rep: requests.get(rep.url)`` starts
+``python -m reference.sipp_site`` on 127.0.0.1 port 0, waits until it answers and stops it
+(SIGTERM, then kill) on exit. To switch faults off without changing data, stop it and start
+again with the same ``cases``/``seed`` and ``faults=0``: tokens stay valid across restarts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/)")
+STARTUP_TIMEOUT = 60.0
+
+
+class ReplicaStartError(RuntimeError):
+    """The replica subprocess exited or did not listen in time."""
+
+
+@dataclass
+class Replica:
+    """A running replica: ``url`` (with trailing slash), ``port``, and how it was started."""
+
+    url: str
+    port: int
+    process: subprocess.Popen[str]
+    args: list[str]
+    output: list[str] = field(default_factory=list)
+
+    def truth_args(self) -> list[str]:
+        """The data options of this run (``--cases``, ``--seed``, ``--variant``, ...)."""
+        keep: list[str] = []
+        it = iter(self.args)
+        for arg in it:
+            if arg in ("--cases", "--seed", "--variant", "--court-id", "--registered"):
+                keep += [arg, next(it)]
+        return keep
+
+    def write_truth(self, path: Path, *, registered: int = 0) -> Path:
+        """Write the ground truth of this replica's data (plus ``registered`` live cases)."""
+        extra = ["--registered", str(registered)] if registered else []
+        subprocess.run(
+            [sys.executable, "-m", "reference.sipp_site", *self.truth_args(), *extra,
+             "--truth", str(path)],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=_repo_root(),
+        )  # fmt: skip
+        return path
+
+    def truth_path(self, tmp: Path) -> Path:
+        return self.write_truth(tmp / "truth.jsonl")
+
+    def registered(self) -> int:
+        """How many cases ``--live`` has registered so far (from the replica's output)."""
+        return sum(1 for line in list(self.output) if line.startswith("registered case "))
+
+
+def _repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def replica_command(
+    *,
+    cases: int,
+    seed: int = 1,
+    faults: float = 0.0,
+    challenge: bool = False,
+    live: bool = False,
+    variant: str = "pn",
+    court_id: str | None = None,
+    port: int = 0,
+    extra_args: Sequence[str] = (),
+) -> list[str]:
+    args = ["--port", str(port), "--cases", str(cases), "--seed", str(seed), "--variant", variant]
+    if court_id:
+        args += ["--court-id", court_id]
+    if faults:
+        args += ["--faults", str(faults)]
+    if challenge:
+        args.append("--challenge")
+    if live:
+        args.append("--live")
+    return [*args, *extra_args]
+
+
+@contextlib.contextmanager
+def running_replica(
+    *,
+    cases: int,
+    seed: int = 1,
+    faults: float = 0.0,
+    challenge: bool = False,
+    live: bool = False,
+    variant: str = "pn",
+    court_id: str | None = None,
+    extra_args: Sequence[str] = (),
+    port: int = 0,
+) -> Iterator[Replica]:
+    """Start the replica in a subprocess, yield it once it answers, stop it on exit."""
+    args = replica_command(
+        cases=cases, seed=seed, faults=faults, challenge=challenge, live=live,
+        variant=variant, court_id=court_id, port=port, extra_args=extra_args,
+    )  # fmt: skip
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reference.sipp_site", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=_repo_root(),
+        env=env,
+    )
+    output: list[str] = []
+    found: dict[str, str] = {}
+    ready = threading.Event()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            output.append(line.rstrip("\n"))
+            m = _LISTEN_RE.search(line)
+            if m and not ready.is_set():
+                found["url"], found["port"] = m.group(1), m.group(2)
+                ready.set()
+        ready.set()
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    try:
+        if not ready.wait(STARTUP_TIMEOUT) or "url" not in found:
+            raise ReplicaStartError(
+                "the replica did not start: " + " | ".join(output[-5:] or ["(no output)"])
+            )
+        rep = Replica(found["url"], int(found["port"]), proc, args, output)
+        _wait_answering(rep.url, proc)
+        yield rep
+    finally:
+        _stop(proc)
+        reader.join(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def _wait_answering(url: str, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ReplicaStartError(f"the replica exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url + "statistik_perkara", timeout=5) as resp:
+                resp.read()
+                return
+        except urllib.error.HTTPError:
+            return  # it answers (a fault or the gate): good enough
+        except OSError:
+            time.sleep(0.05)
+    raise ReplicaStartError(f"the replica at {url} did not answer within {STARTUP_TIMEOUT:.0f}s")
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)

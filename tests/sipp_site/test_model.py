@@ -1,0 +1,148 @@
+"""The generator: determinism, case mix, live registration, tokens, ground-truth export."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from harvest.identity import dedupe_key
+from reference.sipp_site.court import LABEL_ERROR, make_court
+from reference.sipp_site.faults import KINDS, FaultConfig, FaultConfigError
+from reference.sipp_site.formats import date_en, date_id, decimal_money, rupiah
+from reference.sipp_site.model import CourtData, ModelError, truth_digest
+from reference.sipp_site.tokens import TokenCodec
+
+import datetime as dt
+
+
+def test_same_seed_same_data_other_seed_other_data():
+    a = truth_digest(CourtData(make_court("pn"), seed=5, cases=60))
+    b = truth_digest(CourtData(make_court("pn"), seed=5, cases=60))
+    c = truth_digest(CourtData(make_court("pn"), seed=6, cases=60))
+    assert a == b
+    assert a != c
+
+
+def test_registering_cases_never_changes_earlier_ones():
+    data = CourtData(make_court("pn"), seed=2, cases=40)
+    before = [data.case(i).document("pn-replika") for i in range(40)]
+    new = data.register()
+    assert new == 40
+    assert data.case(new).registered == dt.date(2024, 6, 19)
+    assert [data.case(i).document("pn-replika") for i in range(40)] == before
+    # the same as starting with the registrations already made
+    again = CourtData(make_court("pn"), seed=2, cases=40)
+    again.register()
+    assert again.case(40).document("x") == data.case(40).document("x")
+
+
+def test_case_mix_covers_every_tab_and_flow():
+    data = CourtData(make_court("pn"), seed=1, cases=500)
+    slugs: Counter[str] = Counter()
+    flows: Counter[int] = Counter()
+    for i in range(len(data)):
+        case = data.case(i)
+        flows[case.alur.id] += 1
+        for tab in case.tab_list:
+            slugs[tab["slug"]] += 1
+            assert tab["available"] == (tab["slug"] not in ("diversi", "we_kppu"))
+        assert case.tab_list[-1]["slug"] == "riwayat_perkara"
+        assert set(case.tabs) == {t["slug"] for t in case.tab_list if t["available"]}
+    assert set(flows) == {1, 2, 8, 111, 114, 118}
+    for slug in ("penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
+                 "barang_bukti", "biaya_perkara", "banding", "kasasi", "riwayat_perkara",
+                 "diversi"):  # fmt: skip
+        assert slugs[slug] > 0, slug
+
+
+def test_case_numbers_are_unique_and_follow_the_pattern():
+    data = CourtData(make_court("pn"), seed=1, cases=2000)
+    numbers = [data.case(i).nomor_perkara for i in range(0, 2000, 7)]
+    assert len(set(numbers)) == len(numbers)
+    assert all(re.fullmatch(r"\d+/[^/]+/\d{4}/PN Rpk", n) for n in numbers)
+    raws = [data.case(i).nomor_perkara_raw for i in range(2000)]
+    assert any("  " in r for r in raws), "some raw numbers carry a double space"
+
+
+def test_pa_variant_hides_names_and_labels():
+    data = CourtData(make_court("pa"), seed=1, cases=80)
+    case = next(data.case(i) for i in range(80) if data.case(i).alur.id == 15)
+    assert case.nomor_perkara.endswith("/PA.Rpk")
+    assert case.case_data["header"]["pihak_1"] == {"label": LABEL_ERROR, "nama": ["Disamarkan"]} or (
+        case.case_data["header"]["pihak_1"]["nama"] == ["Disamarkan", "Disamarkan"]
+    )
+    assert case.case_data["court"] == "pa-replika"
+
+
+def test_list_order_is_newest_registration_first():
+    data = CourtData(make_court("pn"), seed=1, cases=100)
+    order = data.indices_newest_first()
+    days = [data.case(i).registered for i in order]
+    assert days == sorted(days, reverse=True)
+
+
+def test_bad_case_count_is_refused():
+    with pytest.raises(ModelError, match="--cases 0"):
+        CourtData(make_court("pn"), seed=1, cases=0)
+
+
+def test_tokens_change_every_time_and_decrypt_across_instances():
+    a, b = TokenCodec(9), TokenCodec(9)
+    t1, t2 = a.encrypt("1234"), a.encrypt("1234")
+    assert t1 != t2
+    assert re.fullmatch(r"[A-Za-z0-9]+={0,2}", t1)
+    assert len(t1) == 128  # as long as a real CodeIgniter token
+    assert b.decrypt(t1) == "1234"
+    assert TokenCodec(10).decrypt(t1) is None
+    assert a.decrypt("bm90IGEgdG9rZW4=") is None
+
+
+def test_formats_match_the_site():
+    day = dt.date(2024, 5, 29)
+    assert date_id(day) == "Rabu, 29 Mei 2024"
+    assert date_id(dt.date(2024, 6, 3)) == "Senin, 03 Jun. 2024"
+    assert date_id(None) == " - "
+    assert date_en(day) == "29 May 2024"
+    assert rupiah(1234000) == "Rp. 1.234.000"
+    assert decimal_money(1234567) == "1.234.567,00"
+
+
+def test_fault_mix_splits_the_rate_over_every_kind():
+    cfg = FaultConfig.mixed(0.2, {"hang": 0.0})
+    assert set(cfg.rates) == set(KINDS) - {"hang"}
+    assert cfg.rates["500"] == pytest.approx(0.02)
+    with pytest.raises(FaultConfigError, match="sum"):
+        FaultConfig.mixed(0.5, {"500": 0.9})
+
+
+def test_truth_export_is_sorted_complete_and_equal_with_or_without_faults(tmp_path):
+    def truth(*extra: str) -> list[str]:
+        out = tmp_path / "t.jsonl"
+        subprocess.run(
+            [sys.executable, "-m", "reference.sipp_site", "--cases", "50", "--seed", "4",
+             "--truth", str(out), *extra],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        return out.read_text(encoding="utf-8").splitlines()
+
+    plain = truth()
+    assert truth("--faults", "0.5", "--challenge") == plain
+    docs = [json.loads(line) for line in plain]
+    assert len(docs) == 50
+    keys = [d["dedupe_key"] for d in docs]
+    assert keys == sorted(keys)
+    data = CourtData(make_court("pn"), seed=4, cases=50)
+    want = {dedupe_key("pn-replika", data.case(i).nomor_perkara) for i in range(50)}
+    assert set(keys) == want
+    for doc in docs:
+        assert set(doc) == {"dedupe_key", "source_type", "source_id", "complete", "case", "tabs"}
+        assert doc["complete"] is True
+        assert doc["source_type"] == "sipp.pn-replika"
+        assert doc["case"]["nomor_perkara"] == doc["source_id"]
+        assert set(doc["tabs"]) == {t["slug"] for t in doc["case"]["tabs"] if t["available"]}
+        assert doc["tabs"]["riwayat_perkara"][0]["proses"] == "Pendaftaran Perkara"
