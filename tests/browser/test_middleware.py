@@ -118,7 +118,8 @@ def _middleware(mode: str = "challenge", timeout: float = 2.0, **engine_kwargs):
     engine = FakeEngine(**engine_kwargs)
     crawler = SimpleNamespace(stats=Stats(), engine=engine, spider=None)
     config = BrowserConfig(mode=mode, timeout=timeout)
-    return ClearanceMiddleware(config, crawler=crawler), engine, crawler.stats.values
+    middleware = ClearanceMiddleware(config, crawler=crawler)  # type: ignore[arg-type]
+    return middleware, engine, crawler.stats.values
 
 
 async def _send(mw: ClearanceMiddleware, request: Request):
