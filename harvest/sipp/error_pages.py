@@ -63,7 +63,13 @@ _HEADER_CASE = re.compile(
 _TAGS = re.compile(r"<[^>]+>")
 
 
-def page_error(html: str, *, expect: Expect, case_number: str | None = None) -> str | None:
+def page_error(
+    html: str,
+    *,
+    expect: Expect,
+    case_number: str | None = None,
+    party_labels_missing: bool = False,
+) -> str | None:
     """Why ``html`` is not a good ``expect`` page, or ``None`` when it is one.
 
     ``expect`` is ``"list"``, ``"detail"`` or ``"tab"`` (a ``.load()`` fragment). Reasons:
@@ -74,6 +80,11 @@ def page_error(html: str, *, expect: Expect, case_number: str | None = None) -> 
     party labels missing`` (tabs only: a full page may legitimately show ``Error, Pihak Not
     Found!!!`` when the court's label table lacks a role), and ``wrong case`` when
     ``case_number`` is given and a detail page's header shows another number.
+
+    ``party_labels_missing``: the case's own detail page showed ``Error, Pihak Not Found!!!``
+    as a party label (:attr:`DetailPage.party_labels_missing`, e.g. every PA court). Its tab
+    fragments then print that text in every party-label cell whatever the session, so it is not
+    a sign of a cold session and is not reported.
     """
     if expect not in ("list", "detail", "tab"):
         raise ValueError(f"expect must be 'list', 'detail' or 'tab', not {expect!r}")
@@ -98,7 +109,7 @@ def page_error(html: str, *, expect: Expect, case_number: str | None = None) -> 
         return _list_error(body)
     if expect == "detail":
         return _detail_error(body, case_number)
-    return _tab_error(body)
+    return _tab_error(body, party_labels_missing)
 
 
 def _list_error(body: str) -> str | None:
@@ -127,10 +138,10 @@ def _detail_error(body: str, case_number: str | None) -> str | None:
     return None
 
 
-def _tab_error(body: str) -> str | None:
+def _tab_error(body: str, party_labels_missing: bool) -> str | None:
     if _HTML_START.search(body) or _LIST_TABLE.search(body) or _DETAIL_TITLE.search(body):
         return LIST_INSTEAD_OF_TAB
-    if _PIHAK_NOT_FOUND.search(body):
+    if not party_labels_missing and _PIHAK_NOT_FOUND.search(body):
         return SESSION_NOT_WARMED
     if not _FRAGMENT_END.search(body):
         return TRUNCATED

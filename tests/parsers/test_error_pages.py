@@ -8,8 +8,8 @@ DETAIL = """<html><head><title>SIPP</title></head><body>
 <div id="pageTitle"><b>INFORMASI DETAIL PERKARA</b></div>
 <table id="tableinfo"><tr><td>Nomor Perkara</td><td>Penggugat</td><td>Tergugat</td>
 <td>Status Perkara</td></tr>
-<tr><td>12/Pdt.G/2024/PN Jkt.Pst</td><td>A</td><td><font color="red">Error, Pihak Not Found!!!</font></td>
-<td>Persidangan</td></tr></table>
+<tr><td>12/Pdt.G/2024/PN Jkt.Pst</td><td>A</td>
+<td><font color="red">Error, Pihak Not Found!!!</font></td><td>Persidangan</td></tr></table>
 </body></html>"""
 FRAGMENT = """<div class="cssTable"><table id="tableinfo"><tr><td>No</td><td>Nama</td></tr>
 <tr><td>1</td><td>SAKSI A</td></tr></table></div>
@@ -53,8 +53,10 @@ def test_tab_with_error_labels_means_session_not_warmed():
         (CI_404, "404 page"),
         (CHALLENGE, "js challenge"),
         (
-            "<html><body><h1>An Error Was Encountered</h1><p>Parameter URL Not Setup Correctly"
-            "</p></body></html>",
+            (
+                "<html><body><h1>An Error Was Encountered</h1><p>Parameter URL Not Setup Correctly"
+                "</p></body></html>"
+            ),
             "parameter url error",
         ),
         (

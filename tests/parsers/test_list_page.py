@@ -38,7 +38,18 @@ def test_real_page_rows(real_list_html):
     assert first.detail_url == BASE + "show_detil/" + TOKEN_1
     assert first.data["klasifikasi_perkara"] == "Cerai Gugat"
     assert first.data["status_perkara"] == "Sidang pertama"
-    assert first.data["lama_proses"] == "21 Hari"
+    assert first.data["lama_proses"] == 21
+    assert first.data == {
+        "nomor_perkara": "206/Pdt.G/2024/PA.Mt",
+        "tanggal_register": "2024-05-29",
+        "klasifikasi_perkara": "Cerai Gugat",
+        "para_pihak": [
+            {"label": "Error, Pihak Not Found!!!", "nama": ["Disamarkan"]},
+            {"label": "Error, Pihak Not Found!!!", "nama": ["Disamarkan"]},
+        ],
+        "status_perkara": "Sidang pertama",
+        "lama_proses": 21,
+    }
     assert page.rows[3].data["status_perkara"] == "Minutasi"
     assert page.rows[1].data["klasifikasi_perkara"] == "Pengesahan Perkawinan/Istbat Nikah"
     assert not page.no_data
@@ -48,11 +59,11 @@ def test_real_page_parties_keep_error_labels_and_split_sides(real_list_html):
     page = parse_list_page(real_list_html, BASE)
     gugatan, permohonan = page.rows[0], page.rows[1]
     assert gugatan.data["para_pihak"] == [
-        {"label": "Error, Pihak Not Found!!!", "names": ["Disamarkan"]},
-        {"label": "Error, Pihak Not Found!!!", "names": ["Disamarkan"]},
+        {"label": "Error, Pihak Not Found!!!", "nama": ["Disamarkan"]},
+        {"label": "Error, Pihak Not Found!!!", "nama": ["Disamarkan"]},
     ]
     assert permohonan.data["para_pihak"] == [
-        {"label": "Error, Pihak Not Found!!!", "names": ["Disamarkan"]}
+        {"label": "Error, Pihak Not Found!!!", "nama": ["Disamarkan"]}
     ]
 
 
@@ -126,7 +137,7 @@ TILANG_TABLE = """
 <tr><td>No</td><td onclick="sorting(1)">Nomor Perkara</td>
 <td>Nomor Seri Tilang / No Pembayaran</td><td>Tanda Nomor Kendaraan Bermotor</td>
 <td>Pelanggar</td><td>Tanggal Sidang<br/>Ruang Sidang</td><td>Putusan</td><td>Link</td></tr>
-<tr><td>1</td><td>1234/Pid.S-LL/2024/PN Mtr</td><td>C1234567<br/>0123456789012</td>
+<tr><td>1</td><td>1234/Pid.S-LL/2024/PN Mtr</td><td>C 1234567 / 0123456789012</td>
 <td>DR 1234 AB</td><td>BUDI</td><td>12 Jun 2024<br/>Ruang Sidang Tilang</td>
 <td>Denda Rp. 50.000</td><td>[<a href="/show_detil/QUJD">detil</a>]</td></tr>
 </tbody></table></div></body></html>
@@ -140,7 +151,8 @@ def test_tilang_columns():
     assert row.nomor_perkara == "1234/Pid.S-LL/2024/PN Mtr"
     assert row.detail_url == "http://127.0.0.1:8800/show_detil/QUJD"
     assert row.registered is None
-    assert row.data["nomor_seri_tilang"] == ["C1234567", "0123456789012"]
+    assert row.data["nomor_seri_tilang"] == "C 1234567"
+    assert row.data["nomor_pembayaran"] == "0123456789012"
     assert row.data["tanda_nomor_kendaraan"] == "DR 1234 AB"
     assert row.data["pelanggar"] == "BUDI"
     assert row.data["tanggal_sidang"] == "2024-06-12"

@@ -1,0 +1,279 @@
+"""The parsers on pages saved from the replica (tests/fixtures/make_replica_fixtures.py).
+
+Each saved case carries the replica's ground truth (``truth.json``): the parsers' output must
+equal it exactly, and a few values a user would check are asserted by hand as well.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from harvest.sipp import (
+    DetailPage,
+    ListRow,
+    case_part_data,
+    page_error,
+    parse_detail_page,
+    parse_list_page,
+    parse_tab,
+)
+
+from .conftest import FIXTURES, read_fixture
+
+REPLICA = FIXTURES / "replica"
+BASE = "http://127.0.0.1:8800/"
+MANIFEST = json.loads((REPLICA / "manifest.json").read_text(encoding="utf-8"))
+CASE_NAMES = sorted(p.name for p in (REPLICA / "cases").iterdir())
+
+
+def _variant(name: str) -> str:
+    return name.split("-", 1)[0]
+
+
+def _truth(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (REPLICA / "cases" / name / "truth.json").read_text(encoding="utf-8")
+    )
+    return data
+
+
+def _detail(name: str) -> DetailPage:
+    return parse_detail_page(
+        read_fixture(f"replica/cases/{name}/detail.html"), BASE + "detil_perkara"
+    )
+
+
+def _row(name: str) -> ListRow:
+    page = parse_list_page(read_fixture(f"replica/{_variant(name)}-list-picked.html"), BASE)
+    number = _truth(name)["case"]["nomor_perkara_raw"]
+    (row,) = [r for r in page.rows if r.nomor_perkara == number]
+    return row
+
+
+def _tab(name: str, slug: str):
+    return parse_tab(slug, read_fixture(f"replica/cases/{name}/tab-{slug}.html"))
+
+
+def test_every_case_type_and_tab_is_saved():
+    kinds = {n.split("-")[1] for n in CASE_NAMES}
+    assert {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "jinayat"} <= kinds
+    saved_tabs = {p.name for p in (REPLICA / "cases").glob("*/tab-*.html")}
+    slugs = ("penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
+             "banding", "kasasi", "biaya_perkara", "barang_bukti", "riwayat_perkara")  # fmt: skip
+    for slug in slugs:
+        assert f"tab-{slug}.html" in saved_tabs
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_case_part_equals_truth(name):
+    truth = _truth(name)["case"]
+    detail = _detail(name)
+    assert detail.nomor_perkara == truth["nomor_perkara_raw"]
+    assert case_part_data(truth["court"], _row(name), detail) == truth
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_every_tab_equals_truth(name):
+    truth = _truth(name)
+    available = [t["slug"] for t in truth["case"]["tabs"] if t["available"]]
+    assert sorted(available) == sorted(truth["tabs"])
+    for slug in available:
+        assert _tab(name, slug) == truth["tabs"][slug], slug
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_saved_pages_are_not_error_pages(name):
+    folder = f"replica/cases/{name}"
+    detail_html = read_fixture(f"{folder}/detail.html")
+    number = _truth(name)["case"]["nomor_perkara"]
+    assert page_error(detail_html, expect="detail", case_number=number) is None
+    assert page_error(detail_html, expect="detail", case_number="999/Pid.B/1999/PN Rpk") == (
+        "wrong case"
+    )
+    labels_missing = _detail(name).party_labels_missing
+    assert labels_missing == (_variant(name) == "pa")
+    for path in sorted((REPLICA / "cases" / name).glob("tab-*.html")):
+        html = path.read_text(encoding="utf-8")
+        assert page_error(html, expect="tab", party_labels_missing=labels_missing) is None
+
+
+def test_pidana_values():
+    name = "pn-pidana"
+    case = case_part_data("pn-replika", _row(name), _detail(name))
+    assert case["nomor_perkara"] == "12/Pid.B/2022/PN Rpk"
+    header = case["header"]
+    assert header["pihak_1"]["label"] == "Penuntut Umum"
+    assert header["pihak_2"]["label"] == "Terdakwa"
+    du = case["data_umum"]
+    assert du["tanggal_pendaftaran"] == case["list_row"]["tanggal_register"]
+    assert du["nomor_surat"].startswith("B-")
+    assert du["dakwaan"].split("\n")[0] == "PERTAMA:"
+    assert "nilai_sengketa" not in du
+    assert "petitum" not in du
+    assert "kuasa" not in du
+    assert [p["label"] for p in du["pihak"]] == ["Penuntut Umum", "Terdakwa"]
+    assert du["pihak_dipublikasikan"] == "Ya"
+    putusan = _tab(name, "putusan")
+    assert putusan["tanggal_label"] == "Tanggal Putusan"
+    assert "status_putusan" not in putusan
+    (first,) = putusan["status_putusan_terdakwa"][:1]
+    assert first["putusan"].startswith("Pidana Penjara Waktu Tertentu (")
+    assert putusan["amar_putusan"].startswith("Menyatakan Terdakwa ")
+    assert len(putusan["amar_putusan"].split("\n")) == 5
+    kasasi = _tab(name, "kasasi")
+    assert kasasi["pemohon"] == [{"status": "Terdakwa", "nama": header["pihak_2"]["nama"][0]}]
+    assert kasasi["nomor_putusan"] is None or " K/Pid/" in kasasi["nomor_putusan"]
+    bb = _tab(name, "barang_bukti")
+    assert len(bb) == 3
+    assert all(item["tanggal_penerimaan"] == du["tanggal_pendaftaran"] for item in bb)
+    assert bb[0]["tanggal_penyerahan"] == "2023-01-02"  # printed 02/01/2023
+    assert bb[0]["tempat_penyerahan"] == "Kejaksaan Negeri Replika"
+    assert bb[0]["catatan"] is None
+    assert bb[2]["catatan"] == "Dikembalikan kepada saksi"
+    assert _tab("pn-pidana-no-barang-bukti", "barang_bukti") == []
+    riwayat = _tab(name, "riwayat_perkara")
+    assert riwayat[0] == {
+        "tanggal": du["tanggal_pendaftaran"],
+        "tahapan": "Pendaftaran",
+        "proses": "Pendaftaran Perkara",
+    }
+    tabs = [t["slug"] for t in case["tabs"]]
+    assert tabs[0] == "penetapan"
+    assert tabs[-1] == "riwayat_perkara"
+    assert "jurusita_pengganti" not in _tab(name, "penetapan")
+
+
+def test_gugatan_with_mediasi_values():
+    name = "pn-gugatan"
+    case = case_part_data("pn-replika", _row(name), _detail(name))
+    du = case["data_umum"]
+    assert case["header"]["pihak_1"]["label"] == "Penggugat"
+    assert isinstance(du["nilai_sengketa"], int)
+    assert du["nilai_sengketa"] % 1_000_000 == 0
+    assert du["petitum"].startswith("PRIMAIR:\nMengabulkan gugatan Penggugat untuk seluruhnya;")
+    assert [k["label"] for k in du["kuasa"]] == ["Kuasa Hukum Penggugat", "Kuasa Hukum Tergugat"]
+    assert du["prodeo"] in ("Ya", "Tidak")
+    (round_1,) = _tab(name, "mediasi")
+    assert round_1["nomor_penetapan_mediator"] == "5/Pdt.G/2019/PN Rpk"
+    assert round_1["mediator"][0]["status"] in ("Hakim", "Non-Hakim")
+    penetapan = _tab(name, "penetapan")
+    assert [h["posisi"] for h in penetapan["hakim"]][:3] == [
+        "Hakim Ketua",
+        "Hakim Anggota",
+        "Hakim Anggota",
+    ]
+    assert "jurusita_pengganti" in penetapan
+    biaya = _tab(name, "biaya_perkara")
+    first_stage = biaya[0]
+    assert first_stage["tahap"] == "Tingkat Pertama"
+    assert first_stage["transaksi"][0]["uraian"] == "Panjar Biaya Perkara"
+    total = first_stage["total"]
+    assert total["sisa"] == total["pemasukan"] - total["pengeluaran"]
+    assert total["pemasukan"] == sum(t["pemasukan"] or 0 for t in first_stage["transaksi"])
+    putusan = _tab(name, "putusan")
+    assert putusan["putusan_verstek"] in ("Ya", "Tidak")
+    assert isinstance(putusan["status_putusan"], str)
+    assert putusan["amar_putusan"].split("\n")[0] == "MENGADILI:"
+
+
+def test_permohonan_values():
+    name = "pn-permohonan"
+    case = case_part_data("pn-replika", _row(name), _detail(name))
+    assert case["header"]["pihak_2"]["nama"] == []
+    assert len(case["list_row"]["para_pihak"]) == 1
+    assert [k["label"] for k in case["data_umum"]["kuasa"]] == ["Kuasa Hukum Pemohon"]
+    putusan_tab = next(t for t in case["tabs"] if t["slug"] == "putusan")
+    assert putusan_tab == {"slug": "putusan", "label": "Penetapan", "available": True}
+    putusan = _tab(name, "putusan")
+    assert putusan["tanggal_label"] == "Tanggal Penetapan"
+    assert "putusan_verstek" not in putusan
+
+
+def test_tilang_values():
+    name = "pn-tilang"
+    du = _detail(name).data["data_umum"]
+    assert du["klasifikasi_perkara"] == "Lalu Lintas"
+    assert "tanggal_surat" not in du
+    assert "dakwaan" not in du
+    assert du["ditindak_oleh"] == "Sat Lantas Polres Replika"
+    assert du["jenis_surat_tilang"] in ("Biru", "Merah")
+    assert len(du["nomor_pembayaran"]) == 15
+    assert du["nomor_pembayaran"].isdigit()
+    putusan = _tab(name, "putusan")
+    assert putusan["pemberitahuan_putusan"] == []
+    assert putusan["status_putusan_terdakwa"][0]["putusan"].startswith("Denda Rp.")
+    assert _tab(name, "jadwal_sidang")[0]["jam"] == "08:00 s/d Selesai"
+
+
+def test_anak_lists_diversi_as_unavailable_and_hides_amar():
+    detail = _detail("pn-anak")
+    diversi = [t for t in detail.tabs if t.slug == "diversi"]
+    assert len(diversi) == 1
+    assert diversi[0].available is False
+    assert diversi[0].url.startswith(BASE + "show_diversi/")
+    assert all(t.available for t in detail.tabs if t.slug != "diversi")
+    assert _tab("pn-anak", "putusan")["amar_putusan"] == "Disamarkan"
+    assert {"label": "Anak Korban", "nama": ["Disamarkan"]} in detail.data["data_umum"]["pihak"]
+
+
+def test_tab_urls_are_absolute_load_urls():
+    detail = _detail("pn-gugatan")
+    by_slug = {t.slug: t for t in detail.tabs}
+    assert by_slug["riwayat_perkara"].label == "Riwayat Perkara"
+    for tab in detail.tabs:
+        assert tab.url.startswith(f"{BASE}show_{tab.slug}/")
+
+
+def test_pa_case_keeps_error_labels():
+    name = "pa-gugatan"
+    case = case_part_data("pa-replika", _row(name), _detail(name))
+    error = "Error, Pihak Not Found!!!"
+    assert case["header"]["pihak_1"] == {"label": error, "nama": ["Disamarkan"]} or (
+        case["header"]["pihak_1"]["label"] == error
+    )
+    assert all(p["label"] == error for p in case["list_row"]["para_pihak"])
+    assert all(k["label"] == error for k in case["data_umum"]["kuasa"])
+    assert "nilai_sengketa" not in case["data_umum"]
+    notices = _tab(name, "putusan")["pemberitahuan_putusan"]
+    assert notices
+    assert all(n["status"] == error for n in notices)
+
+
+def test_cold_session_fragment_is_a_session_error():
+    html = read_fixture("replica/errors/tab-putusan-cold-session.html")
+    assert page_error(html, expect="tab") == "session not warmed: party labels missing"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "reason"),
+    [
+        ("ci-404.html", "404 page"),
+        ("ci-db-error.html", "database error"),
+        ("ci-general-error.html", "application error"),
+        ("tab-perkara-not-found.html", "perkara not found"),
+        ("js-challenge.html", "js challenge"),
+    ],
+)
+@pytest.mark.parametrize("expect", ["list", "detail", "tab"])
+def test_replica_error_pages(fixture, reason, expect):
+    assert page_error(read_fixture(f"replica/errors/{fixture}"), expect=expect) == reason
+
+
+@pytest.mark.parametrize("fixture", ["apache-500.html", "nginx-502.html"])
+def test_server_error_bodies_are_not_pages(fixture):
+    html = read_fixture(f"replica/errors/{fixture}")
+    assert page_error(html, expect="list") == "not a list page"
+    assert page_error(html, expect="detail") == "not a detail page"
+    assert page_error(html, expect="tab") == "full page instead of tab"
+
+
+def test_php_notice_before_a_valid_replica_page():
+    notice = (
+        '<div style="border:1px solid #990000;padding-left:20px;margin:0 0 10px 0;">'
+        "<h4>A PHP Error was encountered</h4><p>Severity: Notice</p></div>"
+    )
+    html = notice + read_fixture("replica/cases/pn-pidana/detail.html")
+    assert page_error(html, expect="detail") == "php error"
