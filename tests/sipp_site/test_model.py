@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import subprocess
@@ -16,8 +17,6 @@ from reference.sipp_site.faults import KINDS, FaultConfig, FaultConfigError
 from reference.sipp_site.formats import date_en, date_id, decimal_money, rupiah
 from reference.sipp_site.model import CourtData, ModelError, truth_digest
 from reference.sipp_site.tokens import TokenCodec
-
-import datetime as dt
 
 
 def test_same_seed_same_data_other_seed_other_data():
@@ -73,9 +72,10 @@ def test_pa_variant_hides_names_and_labels():
     data = CourtData(make_court("pa"), seed=1, cases=80)
     case = next(data.case(i) for i in range(80) if data.case(i).alur.id == 15)
     assert case.nomor_perkara.endswith("/PA.Rpk")
-    assert case.case_data["header"]["pihak_1"] == {"label": LABEL_ERROR, "nama": ["Disamarkan"]} or (
-        case.case_data["header"]["pihak_1"]["nama"] == ["Disamarkan", "Disamarkan"]
-    )
+    assert case.case_data["header"]["pihak_1"] == {
+        "label": LABEL_ERROR,
+        "nama": ["Disamarkan"],
+    } or (case.case_data["header"]["pihak_1"]["nama"] == ["Disamarkan", "Disamarkan"])
     assert case.case_data["court"] == "pa-replika"
 
 

@@ -14,7 +14,9 @@ from reference.sipp_site.testing import running_replica
 
 from .conftest import PAGE_TEMPLATE, detail_tokens
 
-HEADER_NUMBER = re.compile(r'<table id="tableinfo"[^>]*><tr>.*?</tr><tr><td>([^<]*)</td>', re.S)
+HEADER_NUMBER = re.compile(
+    r'<table id="tableinfo"[^>]*><tr>.*?</tr><tr><td>([^<]*)</td>', re.DOTALL
+)
 
 
 def _data() -> CourtData:
@@ -107,7 +109,9 @@ def test_interleaved_show_requests_serve_the_wrong_case(replica, http):
     want_a = data.case(len(data) - 1).nomor_perkara_raw
     want_b = data.case(len(data) - 2).nomor_perkara_raw
     for tok in tokens[:2]:
-        assert http.get(replica.url + "show_detil/" + tok, allow_redirects=False).status_code == 302
+        assert (
+            http.get(replica.url + "show_detil/" + tok, allow_redirects=False).status_code == 302
+        )
     got = HEADER_NUMBER.search(http.get(replica.url + "detil_perkara").text).group(1)
     assert got == want_b != want_a  # the second show_detil clobbered the first
     assert http.get(replica.url + "detil_perkara", allow_redirects=False).status_code == 302
@@ -173,7 +177,9 @@ def test_fragments_of_a_never_warmed_session_lack_party_labels(replica):
         assert "Error, Pihak Not Found!!!" in bad
         assert f"<td>{label}</td>" not in bad
         cold.get(replica.url)  # one full page warms the session
-        assert "Error, Pihak Not Found!!!" not in cold.get(replica.url + "show_putusan/" + token).text
+        assert (
+            "Error, Pihak Not Found!!!" not in cold.get(replica.url + "show_putusan/" + token).text
+        )
 
 
 def test_ci_session_is_bound_to_the_user_agent_php_session_is_not(replica):
@@ -212,7 +218,9 @@ def test_pa_variant_page(pa_replica, http):
     html = http.get(pa_replica.url).text
     assert "PENGADILAN AGAMA REPLIKA" in html
     assert '<font color="red">Error, Pihak Not Found!!!</font>:<br />Disamarkan' in html
-    quirk = re.search(r'href="([^"]*list_perkara/(?!type/)[A-Za-z0-9=]{40,})">Perdata Gugatan<', html)
+    quirk = re.search(
+        r'href="([^"]*list_perkara/(?!type/)[A-Za-z0-9=]{40,})">Perdata Gugatan<', html
+    )
     assert quirk, "top-level menu entry without /type/"
     assert http.get(quirk.group(1)).status_code == 404
     fixed = quirk.group(1).replace("/list_perkara/", "/list_perkara/type/")
@@ -220,7 +228,9 @@ def test_pa_variant_page(pa_replica, http):
 
 
 def test_live_registration_shifts_rows(tmp_path):
-    with running_replica(cases=45, seed=2, live=True, extra_args=["--live-interval", "0.3"]) as rep:
+    with running_replica(
+        cases=45, seed=2, live=True, extra_args=["--live-interval", "0.3"]
+    ) as rep:
         s = requests.Session()
         first = s.get(rep.url).text
         start = int(re.search(r"var totalPage = '(\d+)'", first).group(1))
