@@ -25,7 +25,6 @@ Imports nothing from Scrapy. Options, exit codes and the ship-log format: docs/s
 from __future__ import annotations
 
 import argparse
-import binascii
 import enum
 import fcntl
 import hashlib
@@ -38,7 +37,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -63,6 +62,7 @@ __all__ = [
     "RetryPolicy",
     "ShipLog",
     "ShipLogState",
+    "ShippedIndex",
     "Summary",
     "Transport",
     "TransportError",
@@ -427,51 +427,73 @@ class EndpointPool:
 
 # -- the ship-log -------------------------------------------------------------------------------
 
-# Fast path for the lines ship.py writes (fixed member order); anything else goes through
-# json.loads. The strings use the "unrolled loop" form with possessive quantifiers.
-_JSON_STR = rb'"([^"\\]*+(?:\\.[^"\\]*+)*+)"'
-_LINE_RE = re.compile(
-    rb'\{"time":"[^"\\]*+","key":'
-    + _JSON_STR
-    + rb',"content_hash":"sha256:([0-9a-f]{64})","attempt":\d++,"endpoint":(?:null|'
-    + _JSON_STR
-    + rb'),"outcome":"([a-z-]++)","final":(true|false)[,}]'
+# Reading is the hot path of a re-run (a million lines must take seconds), so ship.py writes
+# every line with the same member order, beginning with what the skip rule needs:
+#   {"final":true,"key":"<key>","content_hash":"<hash>","outcome":"<outcome>","time":...}
+# and the reader pulls (key, hash+outcome) of all final lines out of big blocks with one C-level
+# findall, then lets dict.update keep the latest per key. Blocks holding anything else (keys
+# with JSON escapes, lines of another writer, corrupt lines) are read line by line with json.
+_FINAL_RE = re.compile(
+    rb'\{"final":true,"key":"([^"\\\n]*+)","content_hash":"(sha256:.{64}","outcome":"[a-z-]*+)"'
 )
-_HASH_RE = re.compile(r"sha256:[0-9a-f]{64}")
-_SHIPPED_BYTES = frozenset(o.value.encode() for o in SHIPPED_OUTCOMES)
+#: Counts final lines whatever their member order (a quote inside a JSON string is escaped,
+#: so this text only ever occurs as the member itself).
+_FINAL_MARK = b'"final":true'
+_OUTCOME_SEP = b'","outcome":"'
+_SHIPPED_SUFFIXES = tuple(_OUTCOME_SEP + o.value.encode() for o in SHIPPED_OUTCOMES)
+_BLOCK = 8 << 20
 
 
-def digest(content_hash: str) -> bytes:
-    """The compact form of a content hash kept in memory: 32 raw bytes for ``sha256:<hex>``."""
-    if _HASH_RE.fullmatch(content_hash):
-        return bytes.fromhex(content_hash[7:])
-    return content_hash.encode("utf-8")
+class ShippedIndex:
+    """Per dedupe key, what its latest *final* ship-log line says (the skip rule's memory).
+
+    Stored as ``{key (UTF-8): b'<content_hash>","outcome":"<outcome>'}``: exactly the bytes the
+    reader finds in a line, so building it costs no per-line Python work. :meth:`pop` answers
+    "which content does the server hold for this key according to the log?".
+    """
+
+    def __init__(self) -> None:
+        self.finals: dict[bytes, bytes] = {}
+
+    def record(self, key: str, content_hash: str, outcome: str) -> None:
+        """Note a final line (later calls win, like later lines)."""
+        value = content_hash.encode() + _OUTCOME_SEP + outcome.encode()
+        self.finals[key.encode()] = value
+
+    def pop(self, key: str) -> str | None:
+        """The content hash ``key`` was last shipped with (final ``ok``/``skipped-duplicate``),
+        or ``None``; forgets the key (documents come once each, so memory only shrinks)."""
+        value = self.finals.pop(key.encode(), None)
+        if value is None:
+            return None
+        for suffix in _SHIPPED_SUFFIXES:
+            if value.endswith(suffix):
+                return value[: -len(suffix)].decode()
+        return None
+
+    def count_shipped(self) -> int:
+        return sum(1 for v in self.finals.values() if v.endswith(_SHIPPED_SUFFIXES))
+
+    def __len__(self) -> int:
+        return len(self.finals)
 
 
 @dataclass
 class ShipLogState:
-    """What a ship-log says: per key, the digest of the content it last shipped.
+    """What a ship-log says: the :class:`ShippedIndex`, and the endpoint that last worked.
 
-    ``shipped`` holds only keys whose latest final line is ``ok`` / ``skipped-duplicate``.
-    ``endpoint`` is the endpoint of the last such line (the one that last worked).
+    ``endpoint`` is the endpoint of the last final ``ok``/``skipped-duplicate`` line.
     """
 
-    shipped: dict[str, bytes] = field(default_factory=dict)
+    shipped: ShippedIndex = field(default_factory=ShippedIndex)
     endpoint: str | None = None
-    lines: int = 0
+    size: int = 0
     bad_lines: int = 0
     torn_tail: int = 0
 
 
-def _unescape(raw: bytes) -> str:
-    if b"\\" in raw:
-        value: str = json.loads(b'"' + raw + b'"')
-        return value
-    return raw.decode("utf-8")
-
-
 def read_ship_log(path: Path) -> ShipLogState:
-    """Read a ship-log in one forward pass (memory: the ``shipped`` map only).
+    """Read a ship-log in one forward pass, in blocks (memory: the index only, plus a block).
 
     A last line without its newline is a torn write and is ignored (``torn_tail`` bytes); a
     line in the middle that is not a ship-log record is counted in ``bad_lines`` and skipped
@@ -479,59 +501,76 @@ def read_ship_log(path: Path) -> ShipLogState:
     """
     state = ShipLogState()
     try:
-        f = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 (closed below)
+        f = open(path, "rb", buffering=0)  # noqa: SIM115 (closed below)
     except FileNotFoundError:
         return state
-    shipped = state.shipped
-    match = _LINE_RE.match
-    unhex = binascii.unhexlify
-    ok_outcomes = _SHIPPED_BYTES
-    endpoint: bytes | str | None = None
-    lines = bad = 0
+    finals = state.shipped.finals
+    last_ok_line: bytes | None = None
+    rest = b""
     with f:
-        for line in f:
-            lines += 1
-            m = match(line)
-            if m is not None and line[-1:] == b"\n":
-                if m.group(5) == b"false":
-                    continue
-                key = m.group(1)
-                skey = key.decode("utf-8") if b"\\" not in key else _unescape(key)
-                if m.group(4) in ok_outcomes:
-                    shipped[skey] = unhex(m.group(2))
-                    endpoint = m.group(3)
-                else:
-                    shipped.pop(skey, None)
-                continue
-            if not line.endswith(b"\n"):
-                state.torn_tail = len(line)
-                lines -= 1
+        while True:
+            block = f.read(_BLOCK)
+            if not block:
                 break
-            record = _parse_record(line)
-            if record is None:
-                bad += 1
-                if bad <= 3:
-                    logger.warning(
-                        "ship-log %s line %d is not a ship-log record; skipped (not repaired)",
-                        path,
-                        lines,
-                    )
+            if rest:
+                block = rest + block
+            cut = block.rfind(b"\n") + 1
+            chunk, rest = block[:cut], block[cut:]
+            if not chunk:
                 continue
-            if record["final"] is not True:
-                continue
-            if record["outcome"] in SHIPPED_OUTCOMES:
-                shipped[record["key"]] = digest(record["content_hash"])
-                endpoint = record.get("endpoint")
+            offset = state.size
+            state.size += len(chunk)
+            found = _FINAL_RE.findall(chunk)
+            if len(found) == chunk.count(_FINAL_MARK):
+                finals.update(found)
+                ok_line = _last_shipped_line(chunk)
             else:
-                shipped.pop(record["key"], None)
-    state.lines = lines
-    state.bad_lines = bad
-    if isinstance(endpoint, bytes):
-        endpoint = _unescape(endpoint)
-    state.endpoint = endpoint
-    if bad > 3:
-        logger.warning("ship-log %s: %d lines in all are not ship-log records", path, bad)
+                ok_line = _read_block_slowly(chunk, state, offset=offset)
+            if ok_line is not None:
+                last_ok_line = ok_line
+    state.torn_tail = len(rest)
+    if state.bad_lines > 3:
+        logger.warning(
+            "ship-log %s: %d lines in all are not ship-log records", path, state.bad_lines
+        )
+    if last_ok_line is not None:
+        record = _parse_record(last_ok_line)
+        endpoint = record.get("endpoint") if record is not None else None
+        state.endpoint = endpoint if isinstance(endpoint, str) else None
     return state
+
+
+def _last_shipped_line(chunk: bytes) -> bytes | None:
+    """The last line of ``chunk`` with a final ``ok``/``skipped-duplicate`` outcome."""
+    pos = max(chunk.rfind(suffix + b'"') for suffix in _SHIPPED_SUFFIXES)
+    if pos < 0:
+        return None
+    start = chunk.rfind(b"\n", 0, pos) + 1
+    end = chunk.find(b"\n", pos)
+    return chunk[start : end + 1]
+
+
+def _read_block_slowly(chunk: bytes, state: ShipLogState, *, offset: int) -> bytes | None:
+    """Line by line with json: member order free, escapes decoded, bad lines counted."""
+    last_ok_line: bytes | None = None
+    for line in chunk.splitlines(keepends=True):
+        record = _parse_record(line)
+        if record is None:
+            state.bad_lines += 1
+            if state.bad_lines <= 3:
+                logger.warning(
+                    "ship-log line at byte %d is not a ship-log record; skipped (not repaired)",
+                    offset,
+                )
+            offset += len(line)
+            continue
+        offset += len(line)
+        if record["final"] is not True:
+            continue
+        state.shipped.record(record["key"], record["content_hash"], record["outcome"])
+        if record["outcome"] in SHIPPED_OUTCOMES:
+            last_ok_line = line
+    return last_ok_line
 
 
 def _parse_record(line: bytes) -> dict[str, Any] | None:
@@ -919,22 +958,25 @@ class _Shipper:
         ms: int = 0,
         retry_in_ms: int | None = None,
     ) -> None:
-        # Member order is fixed: read_ship_log's fast path relies on it.
+        # Member order is fixed: read_ship_log's fast path relies on it (final, key,
+        # content_hash, outcome first).
+        line: dict[str, Any] = {
+            "final": final,
+            "key": key,
+            "content_hash": content_hash,
+            "outcome": outcome.value,
+            "time": _iso(self.now()),
+            "attempt": attempt,
+            "endpoint": endpoint,
+            "status": status,
+            "result": result,
+            "error": _clip(error, self.secret),
+            "ms": ms,
+        }
+        if retry_in_ms is not None:
+            line["retry_in_ms"] = retry_in_ms
         self.log.write(
-            {
-                "time": _iso(self.now()),
-                "key": key,
-                "content_hash": content_hash,
-                "attempt": attempt,
-                "endpoint": endpoint,
-                "outcome": outcome.value,
-                "final": final,
-                "status": status,
-                "result": result,
-                "error": _clip(error, self.secret),
-                "ms": ms,
-                "retry_in_ms": retry_in_ms,
-            },
+            line,
             sync=final,
         )
 
@@ -1106,7 +1148,7 @@ def ship(
     log: ShipLog,
     policy: RetryPolicy,
     endpoints: EndpointPool,
-    shipped: MutableMapping[str, bytes],
+    shipped: ShippedIndex,
     summary: Summary | None = None,
     limit: int | None = None,
     sleep: Callable[[float], None] = time.sleep,
@@ -1116,10 +1158,10 @@ def ship(
     progress: Callable[[Summary], None] | None = None,
     secret: str | None = None,
 ) -> Summary:
-    """Ship ``documents`` (in order), skipping those ``shipped`` already holds with their hash.
+    """Ship ``documents`` (in order), skipping those ``shipped`` says went out with their hash.
 
-    ``shipped`` maps dedupe keys to the :func:`digest` of the content last shipped (from
-    :func:`read_ship_log`); entries are consumed as documents go by, so memory only shrinks.
+    ``shipped`` comes from :func:`read_ship_log`; its entries are consumed as documents go by,
+    so memory only shrinks during a run.
     ``limit`` bounds how many documents are *sent* (skipped ones do not count). Every attempt
     is a ship-log line; a final line is fsynced after the server answered.
 
@@ -1144,13 +1186,9 @@ def ship(
     sent = 0
     for document in documents:
         key = document.get("dedupe_key")
-        previous = shipped.pop(key, None) if isinstance(key, str) else None
         content_hash = document.get("content_hash")
-        if (
-            previous is not None
-            and isinstance(content_hash, str)
-            and previous == digest(content_hash)
-        ):
+        previous = shipped.pop(key) if isinstance(key, str) else None
+        if previous is not None and previous == content_hash:
             summary.skipped += 1
             if progress is not None:
                 progress(summary)
@@ -1185,7 +1223,7 @@ class Plan:
 def plan(
     documents: Iterable[Mapping[str, Any]],
     *,
-    shipped: MutableMapping[str, bytes],
+    shipped: ShippedIndex,
     limit: int | None = None,
     out: IO[bytes] | None = None,
 ) -> Plan:
@@ -1196,9 +1234,8 @@ def plan(
     result = Plan()
     for document in documents:
         key = document.get("dedupe_key")
-        previous = shipped.pop(key, None) if isinstance(key, str) else None
-        content_hash = document.get("content_hash")
-        if previous is not None and previous == digest(str(content_hash)):
+        previous = shipped.pop(key) if isinstance(key, str) else None
+        if previous is not None and previous == document.get("content_hash"):
             result.skip += 1
             continue
         if limit is not None and result.send + result.invalid >= limit:
@@ -1501,9 +1538,9 @@ def _run(args: argparse.Namespace, env: Mapping[str, str], progress_ref: list[Pr
         t0 = time.monotonic()
         state = read_ship_log(log_path)
         logger.info(
-            "ship-log: %d lines, %d documents shipped before (read in %.2fs); %d documents in %s",
-            state.lines,
-            len(state.shipped),
+            "ship-log: %.1f MB, %d documents shipped before (read in %.2fs); %d documents in %s",
+            state.size / 1e6,
+            state.shipped.count_shipped(),
             time.monotonic() - t0,
             total,
             workspace,
