@@ -75,11 +75,15 @@ def _is_no_data(doc: Element) -> bool:
 
 
 def headed_tables(doc: Element) -> list[tuple[str | None, Element]]:
-    """Top-level tables in document order, each with the last text line seen before it
-    (since the previous table): the block headings of Penetapan and Biaya Perkara."""
+    """Data tables in document order, each with the last text line seen before it (since the
+    previous data table): the block headings of Penetapan and Biaya Perkara.
+
+    A data table is one without tables inside; a table that holds tables is only a layout
+    container (the real Penetapan view puts each heading and its table in rows of one outer
+    table), so its text counts as heading text and its inner tables are walked.
+    """
     out: list[tuple[str | None, Element]] = []
     buf: list[str] = []
-    heading: list[str | None] = [None]
 
     def take_heading() -> str | None:
         found = [clean_text(x) for x in "".join(buf).split("\n")]
@@ -92,9 +96,8 @@ def headed_tables(doc: Element) -> list[tuple[str | None, Element]]:
             buf.append(el.text)
         for child in el:
             tag = child.tag if isinstance(child.tag, str) else ""
-            if tag == "table":
-                heading[0] = take_heading()
-                out.append((heading[0], child))
+            if tag == "table" and first(child, ".//table") is None:
+                out.append((take_heading(), child))
             elif tag and tag not in ("script", "style"):
                 buf.append("\n")
                 walk(child)
@@ -104,6 +107,35 @@ def headed_tables(doc: Element) -> list[tuple[str | None, Element]]:
 
     walk(_body(doc))
     return out
+
+
+def logical_header(trs: list[Element]) -> tuple[list[str], int]:
+    """Column names of a table whose header may span two rows (Biaya Perkara:
+    ``No | Tanggal Transaksi | Uraian | nominal (colspan 3) | Keterangan`` over
+    ``Pemasukan | Pengeluaran | Sisa``), lower-cased, and the number of header rows."""
+    if not trs:
+        return [], 0
+    names: list[str] = []
+    slots: list[int] = []
+    for td in cells(trs[0]):
+        span = _span(td)
+        if span > 1:
+            slots.extend(range(len(names), len(names) + span))
+        names.extend([text(td).lower()] * span)
+    if slots and len(trs) > 1:
+        sub = cells(trs[1])
+        if len(sub) == len(slots):
+            for index, td in zip(slots, sub, strict=True):
+                names[index] = text(td).lower()
+            return names, 2
+    return names, 1
+
+
+def _span(td: Element) -> int:
+    try:
+        return max(1, int(str(td.get("colspan", "1")).strip() or 1))
+    except ValueError:
+        return 1
 
 
 def label_rows(table: Element) -> list[tuple[str, Element]]:
@@ -456,8 +488,8 @@ def parse_biaya_perkara(html: str) -> list[dict[str, Any]]:
         trs = [tr for tr in rows(table) if cells(tr)]
         if not trs:
             continue
-        header = [text(td).lower() for td in cells(trs[0])]
-        for tr in trs[1:]:
+        header, n_header = logical_header(trs)
+        for tr in trs[n_header:]:
             tds = cells(tr)
             first_text = text(tds[0]).lower()
             if first_text == "total":

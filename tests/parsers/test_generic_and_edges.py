@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harvest.sipp import ParseError, parse_detail_page, parse_generic, parse_tab
+from harvest.sipp import ParseError, page_error, parse_detail_page, parse_generic, parse_tab
 from harvest.sipp.detail_page import parse_data_umum
 from harvest.sipp.html import long_text, parse_html
 
@@ -191,3 +191,93 @@ def test_penetapan_with_unassigned_blocks():
         ],
         "sidang_pertama": [],
     }
+
+
+def test_penetapan_in_the_real_layout_table():
+    html = read_fixture("handwritten/penetapan-real-layout.html")
+    assert parse_tab("penetapan", html) == {
+        "hakim": [
+            {
+                "tanggal_penetapan": "2024-06-03",
+                "nama": "BAMBANG SETIAWAN, S.H.",
+                "posisi": "Hakim Ketua",
+                "aktif": "Ya",
+            },
+            {
+                "tanggal_penetapan": "2024-06-03",
+                "nama": "RATNA SARI, S.H., M.H.",
+                "posisi": "Hakim Anggota",
+                "aktif": "Tidak",
+            },
+        ],
+        "panitera_pengganti": [],
+        "sidang_pertama": [{"tanggal_penetapan": "2024-06-04", "tanggal_sidang": "2024-06-13"}],
+    }
+
+
+def test_biaya_perkara_two_row_header_and_th_totals():
+    html = read_fixture("handwritten/biaya-perkara-real-layout.html")
+    first, banding = parse_tab("biaya_perkara", html)
+    assert first == {
+        "tahap": "BIAYA TINGKAT PERTAMA",
+        "transaksi": [
+            {
+                "tanggal": "2024-05-29",
+                "uraian": "Panjar Biaya Perkara",
+                "pemasukan": 1500000,
+                "pengeluaran": None,
+                "sisa": 1500000,
+                "keterangan": None,
+            },
+            {
+                "tanggal": "2024-05-29",
+                "uraian": "Biaya Pendaftaran",
+                "pemasukan": None,
+                "pengeluaran": 30000,
+                "sisa": 1470000,
+                "keterangan": "PNBP",
+            },
+        ],
+        "total": {"pemasukan": 1500000, "pengeluaran": 30000, "sisa": 1470000},
+    }
+    assert banding["tahap"] == "BIAYA TINGKAT BANDING"
+    assert banding["transaksi"][0]["tanggal"] == "2024-08-02"
+    assert banding["total"] == {"pemasukan": 3000000, "pengeluaran": 0, "sisa": 3000000}
+
+
+def test_riwayat_with_the_no_data_row_inside_the_table():
+    html = read_fixture("handwritten/riwayat-empty-real-layout.html")
+    assert parse_tab("riwayat_perkara", html) == []
+
+
+def test_jadwal_sidang_verzet_and_attendance_lines():
+    html = read_fixture("handwritten/jadwal-sidang-real-layout.html")
+    assert parse_tab("jadwal_sidang", html) == [
+        {
+            "tanggal": "2024-06-13",
+            "jam": "09:00:00 s/d Selesai",
+            "agenda": "Sidang Pertama Sidang Verzet",
+            "ruangan": "Ruang Sidang Cakra (Majelis Hakim)",
+            "alasan_ditunda": "Tergugat tidak hadir",
+        },
+        {
+            "tanggal": "2024-06-20",
+            "jam": "10:30:00 s/d 12:00:00",
+            "agenda": "Mediasi",
+            "ruangan": "Belum Ditentukan ()",
+            "alasan_ditunda": None,
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "penetapan-real-layout.html",
+        "biaya-perkara-real-layout.html",
+        "riwayat-empty-real-layout.html",
+        "jadwal-sidang-real-layout.html",
+    ],
+)
+def test_real_layout_fragments_are_good_fragments(name):
+    assert page_error(read_fixture(f"handwritten/{name}"), expect="tab") is None
