@@ -1,0 +1,179 @@
+"""ship-log.jsonl: the skip index read back, torn tails cut, the workspace lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ship import (
+    ShipLog,
+    WorkspaceLock,
+    WorkspaceLocked,
+    read_ship_log,
+    repair_tail,
+)
+
+H1 = "sha256:" + "1" * 64
+H2 = "sha256:" + "2" * 64
+
+
+def line(
+    key: str, h: str, outcome: str, *, final: bool = True, endpoint: str = "http://a"
+) -> dict:
+    return {
+        "final": final,
+        "key": key,
+        "content_hash": h,
+        "outcome": outcome,
+        "time": "2026-11-30T00:00:00.000Z",
+        "attempt": 1,
+        "endpoint": endpoint,
+        "status": 201,
+        "result": None,
+        "error": None,
+        "ms": 3,
+    }
+
+
+def write(path: Path, records: list[dict], *, sync: bool = True) -> None:
+    log = ShipLog.open(path)
+    for r in records:
+        log.write(r, sync=sync and r["final"])
+    log.close()
+
+
+def test_latest_final_line_wins(tmp_path: Path) -> None:
+    path = tmp_path / "ship-log.jsonl"
+    write(
+        path,
+        [
+            line("k:a", H1, "ok"),
+            line("k:b", H1, "ok"),
+            line("k:b", H2, "rejected"),  # latest final of b is not ok
+            line("k:c", H1, "failed"),
+            line("k:c", H2, "skipped-duplicate"),
+            line("k:d", H1, "ok", endpoint="http://b"),
+            line("k:d", H2, "retry", final=False),  # non-final lines do not count
+        ],
+    )
+    state = read_ship_log(path)
+    assert state.endpoint == "http://b"  # the last final ok/skipped-duplicate line
+    assert state.shipped.count_shipped() == 3
+    assert state.shipped.pop("k:a") == H1
+    assert state.shipped.pop("k:b") is None
+    assert state.shipped.pop("k:c") == H2
+    assert state.shipped.pop("k:d") == H1
+    assert state.shipped.pop("k:zzz") is None
+    assert state.bad_lines == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_escaped_keys_foreign_member_order_and_bad_lines_take_the_slow_path(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ship-log.jsonl"
+    odd_key = 'sipp.pn-x:12/Pid "quoted" \\ back/2024'
+    write(path, [line(odd_key, H1, "ok"), line("k:plain", H1, "ok")])
+    with path.open("ab") as f:
+        reordered = {"key": "k:foreign", "outcome": "ok", "content_hash": H2, "final": True}
+        f.write(json.dumps(reordered).encode() + b"\n")
+        f.write(b"this is not json\n")
+        f.write(json.dumps(line("k:after", H1, "ok")).encode() + b"\n")
+    state = read_ship_log(path)
+    assert state.shipped.pop(odd_key) == H1
+    assert state.shipped.pop("k:plain") == H1
+    assert state.shipped.pop("k:foreign") == H2
+    assert state.shipped.pop("k:after") == H1
+    assert state.bad_lines == 1
+
+
+def test_fast_and_slow_paths_agree_on_a_large_log(tmp_path: Path) -> None:
+    path = tmp_path / "ship-log.jsonl"
+    records = []
+    for i in range(30000):
+        key = f"k:{i % 7000}"
+        outcome = ("ok", "retry", "rejected", "skipped-duplicate", "failed")[i % 5]
+        h = f"sha256:{i:064x}"
+        records.append(line(key, h, outcome, final=outcome != "retry"))
+    write(path, records, sync=False)
+    expected: dict[str, str | None] = {}
+    for r in records:
+        if r["final"]:
+            ok = r["outcome"] in ("ok", "skipped-duplicate")
+            expected[r["key"]] = r["content_hash"] if ok else None
+    state = read_ship_log(path)
+    assert {k: state.shipped.pop(k) for k in expected} == expected
+
+
+def test_missing_log_is_empty(tmp_path: Path) -> None:
+    state = read_ship_log(tmp_path / "nope.jsonl")
+    assert len(state.shipped) == 0
+    assert state.endpoint is None
+
+
+@pytest.mark.parametrize(
+    ("tail", "why"),
+    [
+        (b'{"final":true,"key":"k:torn","content_ha', "no newline"),
+        (b"\x00\x00\x00\x00\x00\x00", "NUL bytes left by a crash"),
+        (b'{"final":true,"key":"k:torn"\n', "newline but not JSON"),
+        (b"garbage\n\x00\x00", "two bad lines"),
+    ],
+)
+def test_torn_tail_is_cut_and_earlier_lines_kept(tmp_path: Path, tail: bytes, why: str) -> None:
+    path = tmp_path / "ship-log.jsonl"
+    write(path, [line("k:a", H1, "ok"), line("k:b", H2, "ok")])
+    good = path.read_bytes()
+    with path.open("ab") as f:
+        f.write(tail)
+    state = read_ship_log(path)  # a reader (the dry run) ignores it without touching the file
+    assert path.read_bytes() == good + tail
+    assert state.shipped.pop("k:b") == H2
+    assert repair_tail(path) == len(tail), why
+    assert path.read_bytes() == good
+    assert repair_tail(path) == 0
+
+
+def test_repair_of_an_empty_or_missing_log(tmp_path: Path) -> None:
+    assert repair_tail(tmp_path / "missing.jsonl") == 0
+    only_garbage = tmp_path / "g.jsonl"
+    only_garbage.write_bytes(b'{"final":tr')
+    assert repair_tail(only_garbage) == 11
+    assert only_garbage.read_bytes() == b""
+
+
+def test_the_lock_refuses_a_second_holder_naming_the_first(tmp_path: Path) -> None:
+    lock_path = tmp_path / "ship-log.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            ("import sys, time; from pathlib import Path; import ship;"
+            "l = ship.WorkspaceLock(Path(sys.argv[1])); l.acquire(); print('held', flush=True);"
+            "time.sleep(30)"),
+            str(lock_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(WorkspaceLocked, match=f"pid {holder.pid}"):
+            WorkspaceLock(lock_path).acquire()
+    finally:
+        holder.kill()
+        holder.communicate()
+    # The holder died (SIGKILL): the lock went with it, nothing stale to clean up.
+    lock = WorkspaceLock(lock_path)
+    lock.acquire()
+    assert lock_path.read_text().strip() == str(os.getpid())
+    assert stat.S_IMODE(lock_path.stat().st_mode) == 0o600
+    lock.release()
