@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from harvest.sipp.exceptions import ParseError
+from harvest.sipp.generic import generic_cell
 from harvest.sipp.html import (
     Element,
     cells,
@@ -165,6 +166,10 @@ _DATA_UMUM: dict[str, tuple[str, str]] = {
     "nilai sengketa (rp)": ("nilai_sengketa", "money"),
     "petitum": ("petitum", "long"),
     "dakwaan": ("dakwaan", "long"),
+    # forms the replica does not print (alur 9, 119, 124): kept under their own keys
+    "gugatan": ("gugatan", "long"),
+    "petitum permohonan": ("petitum_permohonan", "long"),
+    "pendapat ormil & pappera": ("pendapat_ormil_pappera", "long"),
     "tanggal penindakan": ("tanggal_penindakan", "date"),
     "ditindak oleh": ("ditindak_oleh", "text"),
     "jenis surat tilang": ("jenis_surat_tilang", "text"),
@@ -199,7 +204,10 @@ def parse_data_umum(table: Element) -> dict[str, Any]:
         value = tds[1]
         nested = first(value, ".//table")
         key_kind = _DATA_UMUM.get(label.lower())
-        if key_kind is None and (nested is not None or _looks_like_party_row(label)):
+        if key_kind is None and (
+            (nested is not None and _is_names_table(nested))
+            or (nested is None and _looks_like_party_row(label))
+        ):
             kind = _party_row_kind(label, nested, last_party_kind)
             last_party_kind = kind
             if kind == "pihak":
@@ -211,7 +219,7 @@ def parse_data_umum(table: Element) -> dict[str, Any]:
                 )
             continue
         if key_kind is None:
-            out.setdefault(OTHER_ROWS, []).append({"label": label, "value": text(value)})
+            out.setdefault(OTHER_ROWS, []).append({"label": label, "value": generic_cell(value)})
             continue
         key, kind = key_kind
         out[key] = _value(kind, value, f"Data Umum row {label!r}")
@@ -225,6 +233,12 @@ _PARTY_WORDS = frozenset(
         "debitur", "kreditur", "kuasa", "pihak",
     }
 )  # fmt: skip
+
+
+def _is_names_table(table: Element) -> bool:
+    """Party and kuasa tables are headed ``No | Nama ...``."""
+    header = [h.lower() for h in _header_texts(table)]
+    return len(header) >= 2 and header[0] == "no" and header[1] == "nama"
 
 
 def _looks_like_party_row(label: str) -> bool:

@@ -41,11 +41,12 @@ def generic_table(table: Element) -> list[list[Any]]:
     """A table's own rows as lists of cells (text, or text plus nested tables)."""
     out: list[list[Any]] = []
     for tr in rows(table):
-        out.append([_cell(td) for td in cells(tr)])
+        out.append([generic_cell(td) for td in cells(tr)])
     return out
 
 
-def _cell(td: Element) -> Any:
+def generic_cell(td: Element) -> Any:
+    """A cell's text, or ``{"text", "tables"}`` when it holds tables of its own."""
     nested: list[Element] = []
     parts: list[str] = []
     _cell_text(td, parts, nested)

@@ -281,3 +281,28 @@ def test_jadwal_sidang_verzet_and_attendance_lines():
 )
 def test_real_layout_fragments_are_good_fragments(name):
     assert page_error(read_fixture(f"handwritten/{name}"), expect="tab") is None
+
+
+def test_data_umum_information_table_is_kept_not_taken_for_a_party():
+    du = _data_umum(
+        _row(
+            "Informasi",
+            '<div class="cssTable"><table><tr><td>Tanggal Kejadian</td><td>1 Mei 2024</td>'
+            "<td>Nomor Surat Dakwaan</td><td>DAK/12/V/2024</td></tr></table></div>",
+        )
+        + _row("Gugatan", "<p>Membatalkan keputusan;</p><p>Menghukum Tergugat.</p>")
+    )
+    assert "pihak" not in du
+    assert "kuasa" not in du
+    assert du["lainnya"] == [
+        {
+            "label": "Informasi",
+            "value": {
+                "text": "",
+                "tables": [
+                    [["Tanggal Kejadian", "1 Mei 2024", "Nomor Surat Dakwaan", "DAK/12/V/2024"]]
+                ],
+            },
+        }
+    ]
+    assert du["gugatan"] == "Membatalkan keputusan;\nMenghukum Tergugat."
