@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from typing import Literal
-
 from harvest.identity import normalise_case_number
 
-Expect = Literal["list", "detail", "tab"]
+#: The page kinds ``page_error`` judges (a plain ``str`` parameter, checked at run time, so
+#: callers may pass a value read from request meta).
+EXPECT_KINDS = frozenset({"list", "detail", "tab"})
 
 # Reasons (stable strings: the scheduler stores them, operators grep for them).
 EMPTY_BODY = "empty body"
@@ -66,7 +66,7 @@ _TAGS = re.compile(r"<[^>]+>")
 def page_error(
     html: str,
     *,
-    expect: Expect,
+    expect: str,
     case_number: str | None = None,
     party_labels_missing: bool = False,
 ) -> str | None:
@@ -86,7 +86,7 @@ def page_error(
     fragments then print that text in every party-label cell whatever the session, so it is not
     a sign of a cold session and is not reported.
     """
-    if expect not in ("list", "detail", "tab"):
+    if expect not in EXPECT_KINDS:
         raise ValueError(f"expect must be 'list', 'detail' or 'tab', not {expect!r}")
     body = html.strip()
     if not body:

@@ -113,4 +113,4 @@ def test_other_pages_are_not_lists_or_details():
 
 def test_expect_is_checked():
     with pytest.raises(ValueError, match="expect must be"):
-        page_error("<html></html>", expect="page")  # type: ignore[arg-type]
+        page_error("<html></html>", expect="page")
