@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+
 from harvest.identity import normalise_case_number
 
 #: The page kinds ``page_error`` judges (a plain ``str`` parameter, checked at run time, so
