@@ -1,0 +1,141 @@
+"""Run what a user runs (``scrapy crawl sipp``, ``scrapy status``, ...) as subprocesses, and
+compare a workspace's harvest with the replica's ground truth."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pipelines.store import ItemStore
+
+REPO = Path(__file__).resolve().parents[2]
+SCRAPY = str(Path(sys.executable).with_name("scrapy"))
+
+#: Test settings: the replica is ours, so no politeness; short timeouts so hangs cost little.
+FAST_SETTINGS = {
+    "DOWNLOAD_DELAY": "0",
+    "AUTOTHROTTLE_ENABLED": "False",
+    "CONCURRENT_REQUESTS": "16",
+    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
+    "DOWNLOAD_TIMEOUT": "3",
+    "LOG_LEVEL": "INFO",
+    "TELNETCONSOLE_ENABLED": "False",
+}
+
+
+def scrapy_args(workspace: Path, settings: dict[str, str] | None = None) -> list[str]:
+    merged = {**FAST_SETTINGS, "HARVEST_WORKSPACE": str(workspace), **(settings or {})}
+    out: list[str] = []
+    for name, value in merged.items():
+        out += ["-s", f"{name}={value}"]
+    return out
+
+
+def crawl_command(
+    base_url: str,
+    court_id: str,
+    workspace: Path,
+    *,
+    spider_args: dict[str, str] | None = None,
+    settings: dict[str, str] | None = None,
+) -> list[str]:
+    args = ["-a", f"base_url={base_url}", "-a", f"court_id={court_id}"]
+    for name, value in (spider_args or {}).items():
+        args += ["-a", f"{name}={value}"]
+    return [SCRAPY, "crawl", "sipp", *args, *scrapy_args(workspace, settings)]
+
+
+def run(cmd: Sequence[str], *, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        list(cmd), cwd=REPO, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def crawl(
+    base_url: str,
+    court_id: str,
+    workspace: Path,
+    *,
+    spider_args: dict[str, str] | None = None,
+    settings: dict[str, str] | None = None,
+    timeout: float = 600,
+) -> subprocess.CompletedProcess[str]:
+    cmd = crawl_command(base_url, court_id, workspace, spider_args=spider_args, settings=settings)
+    return run(cmd, timeout=timeout)
+
+
+def scrapy_command(name: str, workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``scrapy <name> [args]`` against ``workspace`` (status, requeue, export, ...)."""
+    return run([SCRAPY, name, *args, "-s", f"HARVEST_WORKSPACE={workspace}"], timeout=120)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def truth_by_key(path: Path) -> dict[str, dict[str, Any]]:
+    return {doc["dedupe_key"]: doc for doc in read_jsonl(path)}
+
+
+def harvested(workspace: Path, *, complete_only: bool = True) -> dict[str, dict[str, Any]]:
+    """The workspace's case documents by key, without ``content_hash`` (as the truth has them)."""
+    store = ItemStore.open(workspace / "items.sqlite", readonly=True)
+    try:
+        docs = {d["dedupe_key"]: d for d in store.iter_documents(complete_only=complete_only)}
+    finally:
+        store.close()
+    for doc in docs.values():
+        doc.pop("content_hash", None)
+    return docs
+
+
+def first_difference(got: Any, want: Any, path: str = "") -> str | None:
+    """The key path of the first difference between two JSON values, or ``None``."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in sorted(set(got) | set(want)):
+            if key not in got or key not in want:
+                return f"{path}.{key} (missing in {'harvest' if key not in got else 'truth'})"
+            found = first_difference(got[key], want[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(got, list) and isinstance(want, list):
+        if len(got) != len(want):
+            return f"{path} (length {len(got)} != {len(want)})"
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            found = first_difference(g, w, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    if got != want or type(got) is not type(want):
+        return f"{path}: harvest {got!r} != truth {want!r}"
+    return None
+
+
+def mismatches(got: dict[str, dict[str, Any]], want: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Per key, why the harvest differs from the truth (missing, extra, or first difference)."""
+    out: dict[str, str] = {}
+    for key in sorted(set(got) | set(want)):
+        if key not in got:
+            out[key] = "missing from the harvest"
+        elif key not in want:
+            out[key] = "not in the truth"
+        else:
+            diff = first_difference(got[key], want[key])
+            if diff:
+                out[key] = diff
+    return out
+
+
+def state_query(workspace: Path, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Read-only SQL against the workspace's ``state.sqlite``."""
+    con = sqlite3.connect(f"file:{workspace / 'state.sqlite'}?mode=ro", uri=True)
+    try:
+        return list(con.execute(sql, params))
+    finally:
+        con.close()
