@@ -136,24 +136,31 @@ class IngestServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
             self.stopped = True
 
 
 def start_server(db: Path, *extra: str, port: int = 0) -> IngestServer:
-    proc = subprocess.Popen(
-        [PY, "-m", "reference.ingest_api", "--port", str(port), "--token", TOKEN, "--db", str(db),
-         *extra],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
+    """Start the server; its stderr goes to ``<db>.log`` (read it when a test fails)."""
+    with open(f"{db}.log", "w") as errors:
+        proc = subprocess.Popen(
+            [PY, "-m", "reference.ingest_api", "--port", str(port), "--token", TOKEN, "--db",
+             str(db), *extra],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )  # fmt: skip
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if not line.startswith("ingest_api listening on "):
         proc.kill()
-        _, err = proc.communicate(timeout=10)
-        raise AssertionError(f"ingest server did not start: {line!r} {err}")
+        proc.wait()
+        proc.stdout.close()
+        raise AssertionError(
+            f"ingest server did not start: {line!r} {Path(f'{db}.log').read_text()}"
+        )
     url = line.split(" on ", 1)[1].strip()
     return IngestServer(proc=proc, url=url, db=db)
 
