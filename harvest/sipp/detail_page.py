@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin
 
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.generic import generic_cell
 from harvest.sipp.html import (
     Element,
+    absolute_url,
     cells,
     first,
     lines,
@@ -314,7 +314,7 @@ def date_value(value: str, where: str) -> str | None:
 
 
 def _tabs(doc: Element, html: str, url: str) -> list[TabRef]:
-    loads = {div: urljoin(url, href) for div, href in _LOAD.findall(html)}
+    loads = {div: absolute_url(url, href) for div, href in _LOAD.findall(html)}
     tabs: list[TabRef] = []
     anchors = xpath_elements(doc, "//div[@id='usual2']//li/a[starts-with(@href, '#tabs')]")
     for a in anchors:

@@ -8,6 +8,7 @@ and nests tables inside cells, so rows are always taken from one table's own ``t
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import lxml.etree
 import lxml.html
@@ -167,3 +168,17 @@ def long_text(el: Element | None) -> str | None:
     flush()
     result = "\n".join(out)
     return None if result in ("", "-") else result
+
+
+def absolute_url(page_url: str, href: str) -> str:
+    """``href`` made absolute against the page it was found on.
+
+    SIPP builds links from ``base_url()`` = ``http://HTTP_HOST/...``, so behind a TLS proxy an
+    https site prints ``http://`` links to itself (docs/sipp-site.md §1.4). A link to the page's
+    own host is given the page's scheme when the page came over https (never downgraded).
+    """
+    url = urljoin(page_url, href.strip())
+    page, link = urlsplit(page_url), urlsplit(url)
+    if page.scheme == "https" and link.scheme == "http" and link.netloc == page.netloc:
+        return urlunsplit(link._replace(scheme="https"))
+    return url

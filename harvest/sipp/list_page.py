@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.html import (
     Element,
+    absolute_url,
     cells,
     first,
     lines,
@@ -158,7 +159,7 @@ def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
         if kind == "link":
             hrefs = [str(a.get("href", "")) for a in xpath_elements(td, ".//a[@href]")]
             detail = [h for h in hrefs if "show_detil" in h] or hrefs
-            detail_url = urljoin(url, detail[0].strip()) if detail else ""
+            detail_url = absolute_url(url, detail[0]) if detail else ""
         elif kind == "raw":
             data[key] = raw_text(td)
         elif kind == "date":
@@ -263,14 +264,14 @@ def _page_url_template(html: str, url: str) -> str | None:
     m = _PAGE_TEMPLATE.search(html)
     if not m:
         return None
-    return urljoin(url, f"{m.group(1)}{{page}}{m.group(2)}")
+    return absolute_url(url, f"{m.group(1)}{{page}}{m.group(2)}")
 
 
 def _menu(doc: Element, url: str) -> list[MenuEntry]:
     entries: list[MenuEntry] = []
     seen: set[str] = set()
     for a in xpath_elements(doc, "//div[contains(@class, 'cssmenu')]//a[@href]"):
-        href = urljoin(url, a.get("href", "").strip())
+        href = absolute_url(url, str(a.get("href", "")))
         listing = listing_url(href)
         if listing is None or listing in seen:
             continue

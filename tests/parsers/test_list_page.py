@@ -177,3 +177,20 @@ def test_unknown_column_is_a_parse_error(real_list_html):
 def test_empty_body_is_a_parse_error():
     with pytest.raises(ParseError, match="empty body"):
         parse_list_page("  ", BASE)
+
+
+def test_http_links_on_an_https_page_are_upgraded(real_list_html):
+    # behind a TLS proxy base_url() says http:// on an https site
+    html = real_list_html.replace("https://sipp.pa-metro.go.id/", "http://sipp.pa-metro.go.id/")
+    page = parse_list_page(html, BASE)
+    assert page.rows[0].detail_url == BASE + "show_detil/" + TOKEN_1
+    assert page.page_url_template is not None
+    assert page.page_url_template.startswith(BASE + "list_perkara/page/{page}/")
+    assert all(m.url.startswith(BASE) for m in page.menu)
+    # an http page keeps its http links; links to other hosts are never rewritten
+    plain = parse_list_page(html, "http://sipp.pa-metro.go.id/")
+    assert plain.rows[0].detail_url.startswith("http://sipp.pa-metro.go.id/show_detil/")
+    other = html.replace(
+        "http://sipp.pa-metro.go.id/show_detil/", "http://mirror.example/show_detil/"
+    )
+    assert parse_list_page(other, BASE).rows[0].detail_url.startswith("http://mirror.example/")
