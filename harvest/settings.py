@@ -43,8 +43,21 @@ FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
 
 # --- scheduler and outcome tracking (extensions/) ------------------------------------------
-_SCHEDULER_DOWNLOADER_MIDDLEWARES: dict[str, int] = {}
-_SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {}
+# Request state in <HARVEST_WORKSPACE>/state.sqlite (docs/scheduler.md). Settings, defaults in
+# extensions/config.py: HARVEST_STATE_STORE (import path, SQLite store),
+# HARVEST_STATE_BUSY_TIMEOUT (30.0 s), HARVEST_STATE_SYNCHRONOUS ("NORMAL"),
+# HARVEST_STATE_URL_LOG (True).
+SCHEDULER = "extensions.scheduler.HarvestScheduler"
+_SCHEDULER_DOWNLOADER_MIDDLEWARES: dict[str, int] = {
+    # final response / final exception of each request (below Retry 550 and Redirect 600)
+    "extensions.outcome.OutcomeDownloaderMiddleware": 20,
+    # every HTTP exchange (each attempt) to url_log, next to the downloader
+    "extensions.urllog.UrlLogMiddleware": 950,
+}
+_SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {
+    # outermost: a request is ok once its callback output is committed and its items stored
+    "extensions.outcome.OutcomeSpiderMiddleware": 10,
+}
 _SCHEDULER_EXTENSIONS: dict[str, int] = {}
 
 # --- item pipeline (pipelines/) -------------------------------------------------------------

@@ -1,0 +1,83 @@
+"""The scheduler's settings (``HARVEST_STATE_*``), parsed once into a validated frozen dataclass.
+
+==============================  =======  ===============================================
+setting                         type     default / meaning
+==============================  =======  ===============================================
+``HARVEST_WORKSPACE``           str      see :mod:`harvest.workspace`; state.sqlite lives there
+``HARVEST_STATE_STORE``         str      ``extensions.sqlite_store.SqliteRequestStore``
+``HARVEST_STATE_BUSY_TIMEOUT``  float    ``30.0`` seconds SQLite waits for a lock
+``HARVEST_STATE_SYNCHRONOUS``   str      ``NORMAL`` (or ``FULL``: survive power loss too)
+``HARVEST_STATE_URL_LOG``       bool     ``True``: write every HTTP exchange to url_log
+==============================  =======  ===============================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from scrapy.utils.misc import load_object
+
+from harvest.workspace import WORKSPACE_ENV
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+__all__ = ["DEFAULT_STORE", "ConfigError", "SchedulerConfig"]
+
+DEFAULT_STORE = "extensions.sqlite_store.SqliteRequestStore"
+DEFAULT_BUSY_TIMEOUT = 30.0
+DEFAULT_SYNCHRONOUS = "NORMAL"
+DEFAULT_URL_LOG = True
+_SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA")
+
+
+class ConfigError(ValueError):
+    """A ``HARVEST_STATE_*`` setting has a value that cannot work; the message names it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SchedulerConfig:
+    workspace: str
+    store: str = DEFAULT_STORE
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+    synchronous: str = DEFAULT_SYNCHRONOUS
+    url_log: bool = DEFAULT_URL_LOG
+
+    def __post_init__(self) -> None:
+        if not self.busy_timeout > 0:
+            raise ConfigError(
+                f"HARVEST_STATE_BUSY_TIMEOUT must be a positive number of seconds, got "
+                f"{self.busy_timeout!r} (default {DEFAULT_BUSY_TIMEOUT})"
+            )
+        if self.synchronous not in _SYNCHRONOUS:
+            raise ConfigError(
+                f"HARVEST_STATE_SYNCHRONOUS must be one of {', '.join(_SYNCHRONOUS)}, got "
+                f"{self.synchronous!r} (default {DEFAULT_SYNCHRONOUS})"
+            )
+        try:
+            load_object(self.store)
+        except (ImportError, NameError, ValueError, AttributeError) as exc:
+            raise ConfigError(
+                f"HARVEST_STATE_STORE {self.store!r} cannot be imported ({exc}); give the "
+                f"import path of a RequestStore class, default {DEFAULT_STORE}"
+            ) from exc
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> SchedulerConfig:
+        try:
+            busy = settings.getfloat("HARVEST_STATE_BUSY_TIMEOUT", DEFAULT_BUSY_TIMEOUT)
+        except ValueError as exc:
+            raise ConfigError(
+                "HARVEST_STATE_BUSY_TIMEOUT must be a number of seconds, got "
+                f"{settings.get('HARVEST_STATE_BUSY_TIMEOUT')!r}"
+            ) from exc
+        return cls(
+            workspace=str(settings.get(WORKSPACE_ENV) or ""),
+            store=str(settings.get("HARVEST_STATE_STORE") or DEFAULT_STORE),
+            busy_timeout=busy,
+            synchronous=str(
+                settings.get("HARVEST_STATE_SYNCHRONOUS") or DEFAULT_SYNCHRONOUS
+            ).upper(),
+            url_log=settings.getbool("HARVEST_STATE_URL_LOG", DEFAULT_URL_LOG),
+        )

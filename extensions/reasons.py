@@ -1,0 +1,61 @@
+"""Short, secret-free reason texts for a request's ``last_error`` and the URL log.
+
+A reason never carries credentials: ``user:password@`` in any URL is cut out, as are
+``Proxy-Authorization``/``Authorization`` values and ``token=``-like query parameters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scrapy.exceptions import IgnoreRequest
+
+from harvest.errors import PageError, RouteUnavailable
+
+__all__ = ["MAX_REASON", "reason_for_exception", "reason_for_status", "scrub", "strip_userinfo"]
+
+#: Longest reason stored (characters); longer texts are cut with an ellipsis.
+MAX_REASON = 500
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+_AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization)(['\"]?\s*[:=]\s*)\S+(\s+\S+)?")
+_SECRET_PARAM = re.compile(
+    r"(?i)\b(token|access_token|api_key|apikey|password|passwd|secret)=([^&\s'\"]+)"
+)
+
+
+def scrub(text: str) -> str:
+    """``text`` without credentials, on one line, at most :data:`MAX_REASON` characters."""
+    text = _USERINFO.sub(r"\1", text)
+    text = _AUTH_HEADER.sub(r"\1\2***", text)
+    text = _SECRET_PARAM.sub(r"\1=***", text)
+    text = " ".join(text.split())
+    if len(text) > MAX_REASON:
+        text = text[: MAX_REASON - 1] + "…"
+    return text
+
+
+def strip_userinfo(url: str) -> str:
+    """``url`` without ``user:password@`` (URLs are stored and logged only this way)."""
+    return _USERINFO.sub(r"\1", url) if "@" in url else url
+
+
+def reason_for_status(status: int) -> str:
+    return f"HTTP {status}"
+
+
+def reason_for_exception(exc: BaseException) -> str:
+    """The stored reason for a final download failure or a callback error.
+
+    ``RouteUnavailable`` -> ``unavailable: <reason>``; other ``PageError`` -> its ``reason``;
+    other ``IgnoreRequest`` -> ``ignored: <message>``; anything else ``<Class>: <message>``.
+    """
+    if isinstance(exc, RouteUnavailable):
+        return scrub(f"unavailable: {exc.reason}")
+    if isinstance(exc, PageError):
+        return scrub(exc.reason)
+    message = str(exc).strip()
+    if isinstance(exc, IgnoreRequest):
+        return scrub(f"ignored: {message or type(exc).__name__}")
+    name = type(exc).__name__
+    return scrub(f"{name}: {message}" if message else name)

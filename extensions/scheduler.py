@@ -1,0 +1,474 @@
+"""The resumable scheduler: Scrapy's scheduler contract over a durable :class:`RequestStore`.
+
+``SCHEDULER = "extensions.scheduler.HarvestScheduler"``. Every request is a row of the store
+(``<workspace>/state.sqlite``), deduplicated on ``meta["harvest_key"]`` (fallback: Scrapy's request
+fingerprint), so the dedupe set lives on disk and memory stays flat in the number of requests.
+
+* ``enqueue_request``: a new key becomes a ``pending`` row (committed); a known key is a duplicate
+  (``False``, the engine sends ``request_dropped``), even with ``dont_filter=True``, because
+  ``start()`` re-yields its seeds on every run. A retry or redirect of a row in flight carries
+  the row id in ``meta["harvest_rid"]`` and is a transition of that row
+  (``inflight -> pending``), never a new row.
+* ``next_request``: the ``pending`` row of this court with the highest priority (then oldest) whose
+  ``harvest_group`` has nothing in flight becomes ``inflight``. A group stays reserved across a
+  retry or redirect of its row.
+* Outcomes are reported by the middlewares of :mod:`extensions.outcome` and
+  :mod:`extensions.urllog` through :meth:`HarvestScheduler.fail`, :meth:`note_response` and the
+  ``output_*`` methods: a row becomes ``ok`` only after its callback's output is exhausted,
+  every request it yielded is a committed row, and every item it yielded has passed the item
+  pipelines.
+* ``open``: takes the court's crawl lock (a second live crawl of the court refuses, naming the
+  holder), records the run, and puts the court's ``inflight`` rows back to ``pending``.
+  ``close`` puts rows still in flight back to ``pending`` and records the close reason; nothing
+  depends on it running (a killed crawl is recovered by the next ``open``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import socket
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request, signals
+from scrapy.core.scheduler import BaseScheduler
+from scrapy.http import Response
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.misc import load_object
+from twisted.python.failure import Failure
+
+from harvest.workspace import STATE_DB, ensure_workspace, resolve_workspace
+
+from .config import SchedulerConfig
+from .reasons import reason_for_exception, scrub, strip_userinfo
+from .serialization import UnserializableRequest, dumps_request, loads_request
+from .sqlite_store import utc_now
+from .store import NewRequest, RequestStore, RunInfo, StateError, Status, kind_and_court
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Self
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+__all__ = ["META_GROUP", "META_KEY", "META_PARENT", "META_RID", "HarvestScheduler", "court_of"]
+
+logger = logging.getLogger(__name__)
+
+META_KEY = "harvest_key"
+META_GROUP = "harvest_group"
+#: Row id of a dispatched request (survives ``copy()``/``replace()``: retries and redirects).
+META_RID = "harvest_rid"
+#: Row id of the request whose callback yielded this one (consumed by ``enqueue_request``).
+META_PARENT = "harvest_parent"
+
+STAT = "harvest/scheduler/"
+ORPHAN_REASON = (
+    "no outcome recorded: the download ended without a final response or exception reaching "
+    "extensions.outcome (see the crawl log for an error raised by a downloader middleware)"
+)
+
+
+def court_of(spider: Spider) -> str:
+    """The crawl's court: ``spider.court_id``, else the spider's name."""
+    return str(getattr(spider, "court_id", None) or spider.name)
+
+
+@dataclasses.dataclass
+class _Flight:
+    """A row in flight in this process, and what its outcome still waits for."""
+
+    group: str | None
+    retries: int
+    http_status: int | None = None
+    started: bool = False  # callback output began
+    exhausted: bool = False  # callback output fully consumed
+    outstanding: int = 0  # yielded requests not yet committed + items not yet through pipelines
+    item_error: str | None = None
+
+
+class HarvestScheduler(BaseScheduler):
+    """Scrapy scheduler over durable request state (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        config: SchedulerConfig,
+        stats: StatsCollector | None,
+        fingerprint: Callable[[Request], bytes],
+        crawler: Crawler | None = None,
+    ) -> None:
+        self.config = config
+        self.stats = stats
+        self._fingerprint = fingerprint
+        self.crawler = crawler
+        self._store: RequestStore | None = None
+        self.spider: Spider | None = None
+        self.court = ""
+        self.run_id = 0
+        self._inflight: dict[int, _Flight] = {}
+        self._busy: dict[str, int] = {}  # group -> row id holding it
+        self._held: dict[int, str] = {}  # pending row id (retry/redirect) -> its reserved group
+        self._fatal = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(
+            config=SchedulerConfig.from_settings(crawler.settings),
+            stats=crawler.stats,
+            fingerprint=crawler.request_fingerprinter.fingerprint,
+            crawler=crawler,
+        )
+
+    @property
+    def store(self) -> RequestStore:
+        if self._store is None:
+            raise RuntimeError("HarvestScheduler used before open() or after close()")
+        return self._store
+
+    # --- engine contract ------------------------------------------------------------------------
+
+    def open(self, spider: Spider) -> None:
+        self.spider = spider
+        self.court = court_of(spider)
+        workspace = ensure_workspace(resolve_workspace(self.config.workspace))
+        store_cls = load_object(self.config.store)
+        store: RequestStore = store_cls.open(
+            workspace / STATE_DB,
+            busy_timeout=self.config.busy_timeout,
+            synchronous=self.config.synchronous,
+        )
+        job = getattr(spider, "_job", None)
+        run = RunInfo(
+            court=self.court,
+            spider=spider.name,
+            pid=os.getpid(),
+            host=socket.gethostname(),
+            job=str(job) if job else None,
+            started_at=utc_now(),
+        )
+        try:
+            store.acquire_crawl_lock(run)
+            self.run_id, killed = store.start_run(run)
+            released = store.release_inflight(
+                self.court, self.run_id, why="in flight when a previous run ended"
+            )
+            pending = store.count(court=self.court, status=Status.PENDING)
+        except BaseException:
+            store.close()
+            raise
+        self._store = store
+        for dead in killed:
+            logger.warning(
+                "run %d of court %s ended without closing (killed or crashed); taking over",
+                dead,
+                self.court,
+            )
+        if released:
+            logger.info("%d requests in flight at the last stop are pending again", released)
+            self._inc("released", released)
+        logger.info(
+            "%s crawl of %s (%d requests scheduled), run %d, state %s",
+            "Resuming" if pending else "Starting",
+            self.court,
+            pending,
+            self.run_id,
+            store.path,
+            extra={"spider": spider},
+        )
+        if self.crawler is not None:
+            self.crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
+            self.crawler.signals.connect(self._item_dropped, signal=signals.item_dropped)
+            self.crawler.signals.connect(self._item_error, signal=signals.item_error)
+
+    def close(self, reason: str) -> None:
+        if self._store is None:
+            return
+        store, self._store = self._store, None
+        try:
+            left = list(self._inflight)
+            if left:
+                n = store.release_inflight(
+                    self.court, self.run_id, ids=left, why=f"run closed ({reason}) in flight"
+                )
+                logger.info("%d requests still in flight at close are pending again", n)
+            store.end_run(self.run_id, reason)
+        finally:
+            store.close()
+            self._inflight.clear()
+            self._busy.clear()
+            self._held.clear()
+
+    def has_pending_requests(self) -> bool:
+        if self._inflight and self._engine_idle():
+            self._fail_orphans()
+        return self.store.has_pending(self.court)
+
+    def _engine_idle(self) -> bool:
+        engine = self.crawler.engine if self.crawler is not None else None
+        if engine is None:
+            return False
+        slot = engine.scraper.slot
+        return not engine.downloader.active and slot is not None and slot.is_idle()
+
+    def _fail_orphans(self) -> None:
+        """Rows in flight while the engine holds nothing: their outcome can never come.
+
+        This happens when a download fails in a way no middleware sees (an exception raised in
+        another downloader middleware's ``process_response`` skips every ``process_exception``).
+        They end ``error`` (requeue them) instead of blocking their group forever.
+        """
+        for rid in list(self._inflight):
+            logger.error("request row %d left the engine without an outcome: error", rid)
+            self._finish(rid, ok=False, reason=ORPHAN_REASON)
+
+    def __len__(self) -> int:
+        return self.store.count(court=self.court, status=Status.PENDING)
+
+    def enqueue_request(self, request: Request) -> bool:
+        parent = request.meta.pop(META_PARENT, None)
+        try:
+            rid = request.meta.get(META_RID)
+            if rid is not None and rid in self._inflight:
+                accepted = self._reschedule(rid, request)
+            else:
+                request.meta.pop(META_RID, None)
+                accepted = self._add(request)
+        except UnserializableRequest as exc:
+            self._inc("unserializable")
+            self._die("harvest_unserializable_request", str(exc))
+            return False
+        except (StateError, sqlite3.Error) as exc:
+            self._die("harvest_state_error", f"cannot record {request!r}: {exc}")
+            return False
+        if parent is not None:
+            self._settle(parent)
+        return accepted
+
+    def next_request(self) -> Request | None:
+        if self._fatal:
+            return None
+        while True:
+            claimed = self.store.claim(
+                self.court, self.run_id, busy_groups=list(self._busy), held=list(self._held)
+            )
+            if claimed is None:
+                return None
+            assert self.spider is not None
+            try:
+                request = loads_request(claimed.blob, self.spider)
+            except UnserializableRequest as exc:
+                self._inc("unserializable")
+                self.store.finish(claimed.id, self.run_id, ok=False, reason=scrub(str(exc)))
+                self._release_group(claimed.id, claimed.group)
+                logger.error("%s", exc)
+                continue
+            break
+        request.meta[META_RID] = claimed.id
+        if claimed.retries:
+            request.meta["retry_times"] = claimed.retries
+        else:
+            request.meta.pop("retry_times", None)
+        self._held.pop(claimed.id, None)
+        self._inflight[claimed.id] = _Flight(group=claimed.group, retries=claimed.retries)
+        if claimed.group is not None:
+            self._busy[claimed.group] = claimed.id
+        self._inc("dispatched")
+        if self.stats is not None:
+            self.stats.inc_value("scheduler/dequeued")
+        return request
+
+    # --- enqueue helpers ------------------------------------------------------------------------
+
+    def _add(self, request: Request) -> bool:
+        assert self.spider is not None
+        given = request.meta.get(META_KEY)
+        parsed = kind_and_court(given) if isinstance(given, str) else None
+        if parsed is not None:
+            kind, court = parsed
+            key = str(given)
+        else:
+            kind, court = "other", self.court
+            if isinstance(given, str) and given:
+                key = given
+            else:
+                key = f"other|{court}|{self._fingerprint(request).hex()}"
+        group = request.meta.get(META_GROUP)
+        blob = dumps_request(request, self.spider)
+        new_id = self.store.add(
+            NewRequest(
+                key=key,
+                kind=kind,
+                court=court,
+                group=str(group) if group is not None else None,
+                priority=request.priority,
+                method=request.method,
+                url=strip_userinfo(request.url),
+                blob=blob,
+            ),
+            self.run_id,
+        )
+        if new_id is None:
+            self._inc("duplicate")
+            return False
+        self._inc("enqueued")
+        if self.stats is not None:
+            self.stats.inc_value("scheduler/enqueued")
+        return True
+
+    def _reschedule(self, rid: int, request: Request) -> bool:
+        assert self.spider is not None
+        flight = self._inflight[rid]
+        retries = int(request.meta.get("retry_times", 0) or 0)
+        event = "retry" if retries > flight.retries else "redirect"
+        blob = dumps_request(request, self.spider)
+        done = self.store.reschedule(
+            rid,
+            self.run_id,
+            event=event,
+            url=strip_userinfo(request.url),
+            priority=request.priority,
+            retries=retries,
+            blob=blob,
+        )
+        del self._inflight[rid]
+        if flight.group is not None and done:
+            self._held[rid] = flight.group  # keep the group reserved for this row
+        elif flight.group is not None:
+            self._release_group(rid, flight.group)
+        self._inc("retried" if event == "retry" else "redirected")
+        if self.stats is not None:
+            self.stats.inc_value("scheduler/enqueued")
+        return done
+
+    # --- outcomes (called by the middlewares of extensions.outcome) -----------------------------
+
+    def note_response(self, request: Request, status: int) -> None:
+        """Remember the final HTTP status of a row in flight (stored with its outcome)."""
+        flight = self._inflight.get(request.meta.get(META_RID, -1))
+        if flight is not None:
+            flight.http_status = status
+
+    def fail(self, request: Request, reason: str, *, http_status: int | None = None) -> None:
+        """The row of ``request`` ends ``error`` with ``reason`` (first outcome wins)."""
+        rid = request.meta.get(META_RID)
+        if rid is None or rid not in self._inflight:
+            return
+        self._finish(rid, ok=False, reason=scrub(reason), http_status=http_status)
+
+    def output_started(self, response: Response) -> int | None:
+        """The callback output of ``response`` begins; returns the row id to track, if any."""
+        rid = _rid_of(response)
+        flight = self._inflight.get(rid) if rid is not None else None
+        if flight is None:
+            return None
+        flight.started = True
+        return rid
+
+    def output_request(self, rid: int, request: Request) -> None:
+        """A request yielded by row ``rid``'s callback: ``rid`` waits until it is committed."""
+        flight = self._inflight.get(rid)
+        request.meta.pop(META_RID, None)  # a child is never a re-dispatch of its parent
+        if flight is not None:
+            flight.outstanding += 1
+            request.meta[META_PARENT] = rid
+
+    def output_item(self, rid: int) -> None:
+        flight = self._inflight.get(rid)
+        if flight is not None:
+            flight.outstanding += 1
+
+    def output_done(self, rid: int) -> None:
+        flight = self._inflight.get(rid)
+        if flight is not None:
+            flight.exhausted = True
+            self._maybe_ok(rid, flight)
+
+    def output_failed(self, rid: int, exc: BaseException) -> None:
+        if rid in self._inflight:
+            self._finish(rid, ok=False, reason=reason_for_exception(exc))
+
+    def _settle(self, rid: int, item_error: str | None = None) -> None:
+        flight = self._inflight.get(rid)
+        if flight is None:
+            return
+        flight.outstanding -= 1
+        if item_error and flight.item_error is None:
+            flight.item_error = item_error
+        self._maybe_ok(rid, flight)
+
+    def _maybe_ok(self, rid: int, flight: _Flight) -> None:
+        if flight.exhausted and flight.outstanding <= 0:
+            if flight.item_error is not None:
+                self._finish(rid, ok=False, reason=flight.item_error)
+            else:
+                self._finish(rid, ok=True)
+
+    def _finish(
+        self, rid: int, *, ok: bool, reason: str | None = None, http_status: int | None = None
+    ) -> None:
+        flight = self._inflight.pop(rid)
+        status = http_status if http_status is not None else flight.http_status
+        try:
+            self.store.finish(rid, self.run_id, ok=ok, reason=reason, http_status=status)
+        except (StateError, sqlite3.Error) as exc:
+            self._die("harvest_state_error", f"cannot record the outcome of row {rid}: {exc}")
+            return
+        finally:
+            self._release_group(rid, flight.group)
+        self._inc("ok" if ok else "error")
+
+    def _release_group(self, rid: int, group: str | None) -> None:
+        self._held.pop(rid, None)
+        if group is not None and self._busy.get(group) == rid:
+            del self._busy[group]
+
+    # --- item signals ---------------------------------------------------------------------------
+
+    def _item_scraped(self, item: Any, response: Response | Failure | None) -> None:
+        rid = _rid_of(response)
+        if rid is not None:
+            self._settle(rid)
+
+    def _item_dropped(self, item: Any, response: Response | Failure | None) -> None:
+        rid = _rid_of(response)
+        if rid is not None:
+            self._settle(rid)
+
+    def _item_error(
+        self, item: Any, response: Response | Failure | None, failure: Failure
+    ) -> None:
+        rid = _rid_of(response)
+        if rid is not None:
+            exc = failure.value or RuntimeError("unknown item error")
+            self._settle(rid, item_error="item not stored: " + reason_for_exception(exc))
+
+    # --- misc -----------------------------------------------------------------------------------
+
+    def _inc(self, name: str, count: int = 1) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(STAT + name, count)
+
+    def _die(self, reason: str, message: str) -> None:
+        logger.error("%s; closing the spider (%s)", message, reason)
+        if self._fatal:
+            return
+        self._fatal = True
+        if self.crawler is not None and self.crawler.engine is not None:
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason=reason))
+
+
+def _rid_of(obj: Response | Failure | None) -> int | None:
+    request = None
+    if isinstance(obj, Response):
+        request = obj.request
+    elif isinstance(obj, Failure):
+        request = getattr(obj, "request", None)
+    if request is None:
+        return None
+    rid = request.meta.get(META_RID)
+    return rid if isinstance(rid, int) else None

@@ -1,0 +1,561 @@
+"""The SQLite request-state store: ``<workspace>/state.sqlite`` and the per-court crawl locks.
+
+Files written (an implementation detail, like Scrapy's JOBDIR layout; query them read-only):
+
+* ``state.sqlite`` (+ ``-wal``/``-shm``): tables ``requests``, ``url_log``, ``events``, ``runs``
+  (schema below, ``PRAGMA user_version`` = :data:`SCHEMA_VERSION`), mode ``0600``.
+* ``crawl-<court>.lock``: an ``flock`` held by the live crawl of that court, holding its pid,
+  host, start time, scrapyd job and run id as JSON. The OS drops the lock when the process dies,
+  so a killed crawl never blocks the next one.
+
+WAL with ``synchronous=NORMAL``: a committed transition survives any crash of the process (only
+an OS crash or power loss may roll back the last commits). Every method commits before it returns.
+The database holds pickled requests: treat the workspace like code (it is ``0700``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import sqlite3
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harvest.workspace import secure_sqlite_files
+
+from .store import (
+    Claimed,
+    CrawlLocked,
+    ErrorFilter,
+    Exchange,
+    NewRequest,
+    RunInfo,
+    StateError,
+    Status,
+    StatusReport,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "SqliteRequestStore", "utc_now"]
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS requests (
+    id          INTEGER PRIMARY KEY,
+    key         TEXT NOT NULL UNIQUE,          -- meta["harvest_key"] or other|<court>|<fp hex>
+    kind        TEXT NOT NULL,                 -- list | case | tab | other
+    court       TEXT NOT NULL,
+    group_key   TEXT,                          -- meta["harvest_group"]
+    status      TEXT NOT NULL CHECK (status IN ('pending', 'inflight', 'ok', 'error')),
+    priority    INTEGER NOT NULL,
+    attempts    INTEGER NOT NULL DEFAULT 0,    -- dispatches (retries and redirects included)
+    retries     INTEGER NOT NULL DEFAULT 0,    -- meta["retry_times"] carried across restarts
+    method      TEXT NOT NULL,
+    url         TEXT NOT NULL,                 -- current URL (a redirect target after redirects)
+    last_status INTEGER,                       -- HTTP status of the final response
+    last_error  TEXT,                          -- reason of the error (status 'error')
+    request     BLOB NOT NULL,                 -- pickle of Request.to_dict(spider=...)
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    run_id      INTEGER                        -- last run that changed the row
+);
+CREATE INDEX IF NOT EXISTS requests_pending
+    ON requests (court, priority DESC, id) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS requests_count ON requests (court, status, kind);
+CREATE INDEX IF NOT EXISTS requests_age ON requests (status, updated_at);
+
+CREATE TABLE IF NOT EXISTS url_log (
+    id          INTEGER PRIMARY KEY,
+    at          TEXT NOT NULL,
+    run_id      INTEGER,
+    request_id  INTEGER,                       -- NULL for out-of-band requests (warm-ups)
+    method      TEXT NOT NULL,
+    url         TEXT NOT NULL,
+    final_url   TEXT NOT NULL,
+    status      INTEGER,                       -- NULL when no response came
+    outcome     TEXT NOT NULL,                 -- "response" or the exception's class name
+    bytes       INTEGER NOT NULL,
+    ms          REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS url_log_request ON url_log (request_id);
+
+CREATE TABLE IF NOT EXISTS events (
+    id          INTEGER PRIMARY KEY,
+    at          TEXT NOT NULL,
+    run_id      INTEGER,
+    request_id  INTEGER,                       -- NULL for run events
+    event       TEXT NOT NULL,                 -- enqueued dispatched retry redirect ok error
+                                               -- released requeued run_start run_stop run_killed
+    detail      TEXT
+);
+CREATE INDEX IF NOT EXISTS events_request ON events (request_id);
+
+CREATE TABLE IF NOT EXISTS runs (
+    id           INTEGER PRIMARY KEY,
+    court        TEXT NOT NULL,
+    spider       TEXT NOT NULL,
+    pid          INTEGER NOT NULL,
+    host         TEXT NOT NULL,
+    job          TEXT,                          -- scrapyd job id (spider argument _job)
+    started_at   TEXT NOT NULL,
+    ended_at     TEXT,
+    close_reason TEXT                           -- Scrapy's reason, or "killed" (never closed)
+);
+"""
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def utc_now() -> str:
+    """UTC time as sortable ISO-8601 text with milliseconds: ``2026-11-30T01:02:03.456Z``."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
+
+
+class SqliteRequestStore:
+    """:class:`extensions.store.RequestStore` over one SQLite file (see the module docstring)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
+        self._conn = conn
+        self.path = str(path)
+        self._dir = path.parent
+        self._readonly = readonly
+        self._lock_fd: int | None = None
+
+    # --- opening --------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: Path,
+        *,
+        readonly: bool = False,
+        busy_timeout: float = 30.0,
+        synchronous: str = "NORMAL",
+    ) -> SqliteRequestStore:
+        """Open (creating if needed, unless ``readonly``) the state database at ``path``."""
+        if readonly and not path.exists():
+            raise StateError(
+                f"no request state at {str(path)!r}: nothing has been crawled into this "
+                "workspace yet (check HARVEST_WORKSPACE)"
+            )
+        try:
+            if readonly:
+                conn = sqlite3.connect(
+                    f"{path.resolve().as_uri()}?mode=ro",
+                    uri=True,
+                    isolation_level=None,
+                    timeout=busy_timeout,
+                    check_same_thread=False,
+                )
+            else:
+                fresh = not path.exists()
+                if fresh:
+                    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+                    os.close(fd)
+                conn = sqlite3.connect(
+                    path, isolation_level=None, timeout=busy_timeout, check_same_thread=False
+                )
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            if not readonly:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise StateError(
+                        f"cannot switch {str(path)!r} to WAL mode (got {mode!r}); put the "
+                        "workspace on a local file system"
+                    )
+                conn.execute(f"PRAGMA synchronous = {synchronous}")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0 and not readonly:
+                conn.executescript(SCHEMA)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                version = SCHEMA_VERSION
+            if version != SCHEMA_VERSION:
+                raise StateError(
+                    f"{str(path)!r} has request-state schema version {version}, this code "
+                    f"expects {SCHEMA_VERSION}; use a matching harvest version or a new workspace"
+                )
+            conn.execute("SELECT count(*) FROM runs").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StateError(
+                f"cannot use request state {str(path)!r}: {exc}; the file is damaged or not a "
+                "harvest state database (move it aside to start over, or restore a backup)"
+            ) from exc
+        if not readonly:
+            secure_sqlite_files(path)
+        return cls(conn, path, readonly=readonly)
+
+    def close(self) -> None:
+        self.release_crawl_lock()
+        self._conn.close()
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _event(
+        self,
+        conn: sqlite3.Connection,
+        at: str,
+        run_id: int | None,
+        request_id: int | None,
+        event: str,
+        detail: str | None = None,
+    ) -> None:
+        conn.execute(
+            "INSERT INTO events (at, run_id, request_id, event, detail) VALUES (?, ?, ?, ?, ?)",
+            (at, run_id, request_id, event, detail),
+        )
+
+    # --- crawl lock and runs --------------------------------------------------------------------
+
+    def _lock_path(self, court: str) -> Path:
+        return self._dir / f"crawl-{_SAFE_NAME.sub('_', court)}.lock"
+
+    def acquire_crawl_lock(self, run: RunInfo) -> None:
+        path = self._lock_path(run.court)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                holder = json.loads(os.pread(fd, 65536, 0) or b"{}")
+            except ValueError:
+                holder = {}
+            os.close(fd)
+            raise CrawlLocked(run.court, holder, str(path)) from None
+        os.chmod(path, 0o600)
+        self._lock_fd = fd
+        self._write_holder(run, None)
+
+    def _write_holder(self, run: RunInfo, run_id: int | None) -> None:
+        if self._lock_fd is None:
+            return
+        data = json.dumps(
+            {
+                "pid": run.pid,
+                "host": run.host,
+                "started_at": run.started_at,
+                "job": run.job,
+                "run_id": run_id,
+                "court": run.court,
+            }
+        ).encode()
+        os.ftruncate(self._lock_fd, 0)
+        os.pwrite(self._lock_fd, data, 0)
+
+    def release_crawl_lock(self) -> None:
+        if self._lock_fd is not None:
+            fd, self._lock_fd = self._lock_fd, None
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def start_run(self, run: RunInfo) -> tuple[int, list[int]]:
+        at = utc_now()
+        with self._tx() as conn:
+            dead = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM runs WHERE court = ? AND ended_at IS NULL", (run.court,)
+                )
+            ]
+            for rid in dead:
+                conn.execute(
+                    "UPDATE runs SET ended_at = ?, close_reason = 'killed' WHERE id = ?",
+                    (at, rid),
+                )
+            cur = conn.execute(
+                "INSERT INTO runs (court, spider, pid, host, job, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (run.court, run.spider, run.pid, run.host, run.job, run.started_at),
+            )
+            run_id = int(cur.lastrowid or 0)
+            for rid in dead:
+                self._event(conn, at, run_id, None, "run_killed", f"run {rid} never closed")
+            self._event(
+                conn,
+                at,
+                run_id,
+                None,
+                "run_start",
+                f"court {run.court} pid {run.pid} host {run.host} job {run.job or '-'}",
+            )
+        self._write_holder(run, run_id)
+        return run_id, dead
+
+    def end_run(self, run_id: int, reason: str) -> None:
+        at = utc_now()
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET ended_at = ?, close_reason = ? WHERE id = ?", (at, reason, run_id)
+            )
+            self._event(conn, at, run_id, None, "run_stop", reason)
+
+    # --- transitions ----------------------------------------------------------------------------
+
+    def release_inflight(
+        self, court: str, run_id: int, *, ids: Sequence[int] | None = None, why: str
+    ) -> int:
+        at = utc_now()
+        if ids is not None:
+            if not ids:
+                return 0
+            where = f"status = 'inflight' AND id IN ({','.join('?' * len(ids))})"
+            params: tuple[Any, ...] = tuple(ids)
+        else:
+            where = "status = 'inflight' AND court = ?"
+            params = (court,)
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO events (at, run_id, request_id, event, detail) "
+                f"SELECT ?, ?, id, 'released', ? FROM requests WHERE {where}",
+                (at, run_id, why, *params),
+            )
+            cur = conn.execute(
+                "UPDATE requests SET status = 'pending', updated_at = ?, run_id = ? "
+                f"WHERE {where}",
+                (at, run_id, *params),
+            )
+            return cur.rowcount
+
+    def add(self, req: NewRequest, run_id: int) -> int | None:
+        at = utc_now()
+        with self._tx() as conn:
+            cur = conn.execute(
+                "INSERT INTO requests (key, kind, court, group_key, status, priority, method, "
+                "url, request, created_at, updated_at, run_id) "
+                "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                (
+                    req.key,
+                    req.kind,
+                    req.court,
+                    req.group,
+                    req.priority,
+                    req.method,
+                    req.url,
+                    req.blob,
+                    at,
+                    at,
+                    run_id,
+                ),
+            )
+            if cur.rowcount != 1:
+                return None
+            rid = int(cur.lastrowid or 0)
+            self._event(conn, at, run_id, rid, "enqueued", None)
+            return rid
+
+    def claim(
+        self, court: str, run_id: int, *, busy_groups: Sequence[str], held: Sequence[int]
+    ) -> Claimed | None:
+        at = utc_now()
+        cond = ""
+        params: list[Any] = [at, run_id, court]
+        if busy_groups:
+            cond = (
+                f" AND (group_key IS NULL OR group_key NOT IN ({','.join('?' * len(busy_groups))})"
+            )
+            params.extend(busy_groups)
+            if held:
+                cond += f" OR id IN ({','.join('?' * len(held))})"
+                params.extend(held)
+            cond += ")"
+        with self._tx() as conn:
+            row = conn.execute(
+                "UPDATE requests SET status = 'inflight', attempts = attempts + 1, "
+                "updated_at = ?, run_id = ? WHERE id = ("
+                "SELECT id FROM requests INDEXED BY requests_pending "
+                f"WHERE court = ? AND status = 'pending'{cond} "
+                "ORDER BY priority DESC, id LIMIT 1) "
+                "RETURNING id, key, group_key, attempts, retries, request",
+                params,
+            ).fetchone()
+            if row is None:
+                return None
+            self._event(conn, at, run_id, row[0], "dispatched", f"attempt {row[3]}")
+        return Claimed(
+            id=row[0], key=row[1], group=row[2], attempts=row[3], retries=row[4], blob=row[5]
+        )
+
+    def reschedule(
+        self,
+        request_id: int,
+        run_id: int,
+        *,
+        event: str,
+        url: str,
+        priority: int,
+        retries: int,
+        blob: bytes,
+    ) -> bool:
+        at = utc_now()
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE requests SET status = 'pending', url = ?, priority = ?, retries = ?, "
+                "request = ?, updated_at = ?, run_id = ? WHERE id = ? AND status = 'inflight'",
+                (url, priority, retries, blob, at, run_id, request_id),
+            )
+            if cur.rowcount != 1:
+                return False
+            self._event(conn, at, run_id, request_id, event, url)
+        return True
+
+    def finish(
+        self,
+        request_id: int,
+        run_id: int,
+        *,
+        ok: bool,
+        reason: str | None = None,
+        http_status: int | None = None,
+    ) -> bool:
+        at = utc_now()
+        status = Status.OK if ok else Status.ERROR
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE requests SET status = ?, last_error = ?, "
+                "last_status = coalesce(?, last_status), updated_at = ?, run_id = ? "
+                "WHERE id = ? AND status = 'inflight'",
+                (status.value, None if ok else reason, http_status, at, run_id, request_id),
+            )
+            if cur.rowcount != 1:
+                return False
+            self._event(conn, at, run_id, request_id, status.value, None if ok else reason)
+        return True
+
+    def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
+        self._conn.execute(
+            "INSERT INTO url_log (at, run_id, request_id, method, url, final_url, status, "
+            "outcome, bytes, ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                utc_now(),
+                run_id,
+                exchange.request_id,
+                exchange.method,
+                exchange.url,
+                exchange.final_url,
+                exchange.status,
+                exchange.outcome,
+                exchange.bytes,
+                round(exchange.ms, 3),
+            ),
+        )
+
+    def requeue(self, flt: ErrorFilter, *, dry_run: bool = False) -> int:
+        where = ["status = 'error'"]
+        params: list[Any] = []
+        if flt.kind:
+            where.append("kind = ?")
+            params.append(flt.kind)
+        if flt.court:
+            where.append("court = ?")
+            params.append(flt.court)
+        if flt.reason:
+            where.append("instr(lower(coalesce(last_error, '')), lower(?)) > 0")
+            params.append(flt.reason)
+        if flt.older_than:
+            where.append("updated_at < ?")
+            params.append(flt.older_than)
+        cond = " AND ".join(where)
+        if dry_run:
+            return int(
+                self._conn.execute(
+                    f"SELECT count(*) FROM requests WHERE {cond}", params
+                ).fetchone()[0]
+            )
+        at = utc_now()
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO events (at, run_id, request_id, event, detail) "
+                f"SELECT ?, NULL, id, 'requeued', last_error FROM requests WHERE {cond}",
+                [at, *params],
+            )
+            cur = conn.execute(
+                "UPDATE requests SET status = 'pending', retries = 0, updated_at = ? "
+                f"WHERE {cond}",
+                [at, *params],
+            )
+            return cur.rowcount
+
+    # --- queries --------------------------------------------------------------------------------
+
+    def has_pending(self, court: str) -> bool:
+        row = self._conn.execute(
+            "SELECT 1 FROM requests INDEXED BY requests_pending "
+            "WHERE court = ? AND status = 'pending' LIMIT 1",
+            (court,),
+        ).fetchone()
+        return row is not None
+
+    def count(self, *, court: str | None = None, status: Status | None = None) -> int:
+        where, params = [], []
+        if court is not None:
+            where.append("court = ?")
+            params.append(court)
+        if status is not None:
+            where.append("status = ?")
+            params.append(status.value)
+        sql = "SELECT count(*) FROM requests" + (" WHERE " + " AND ".join(where) if where else "")
+        return int(self._conn.execute(sql, params).fetchone()[0])
+
+    def status_report(self, *, court: str | None = None, limit: int = 10) -> StatusReport:
+        c_where = " WHERE court = ?" if court else ""
+        c_and = " AND court = ?" if court else ""
+        c_params: tuple[Any, ...] = (court,) if court else ()
+        conn = self._conn
+        conn.execute("BEGIN")  # one consistent snapshot for the whole report
+        try:
+            counts = [
+                {"court": r[0], "kind": r[1], "status": r[2], "count": r[3]}
+                for r in conn.execute(
+                    "SELECT court, kind, status, count(*) FROM requests INDEXED BY requests_count"
+                    f"{c_where} GROUP BY court, status, kind ORDER BY court, kind, status",
+                    c_params,
+                )
+            ]
+            cols = (
+                "id, key, kind, court, status, attempts, url, last_status, last_error, updated_at"
+            )
+            names = cols.split(", ")
+            oldest = [
+                dict(zip(names, r, strict=True))
+                for r in conn.execute(
+                    f"SELECT {cols} FROM requests INDEXED BY requests_age "
+                    f"WHERE status = 'pending'{c_and} ORDER BY updated_at, id LIMIT ?",
+                    (*c_params, limit),
+                )
+            ]
+            errors = [
+                dict(zip(names, r, strict=True))
+                for r in conn.execute(
+                    f"SELECT {cols} FROM requests INDEXED BY requests_age "
+                    f"WHERE status = 'error'{c_and} ORDER BY updated_at DESC, id DESC LIMIT ?",
+                    (*c_params, limit),
+                )
+            ]
+            run_cols = "id, court, spider, pid, host, job, started_at, ended_at, close_reason"
+            run_names = run_cols.split(", ")
+            runs = [
+                dict(zip(run_names, r, strict=True))
+                for r in conn.execute(
+                    f"SELECT {run_cols} FROM runs{c_where} ORDER BY id DESC LIMIT ?",
+                    (*c_params, limit),
+                )
+            ]
+        finally:
+            conn.execute("COMMIT")
+        return StatusReport(counts=counts, oldest_pending=oldest, latest_errors=errors, runs=runs)

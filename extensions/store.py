@@ -1,0 +1,253 @@
+"""The request-state store interface: what the scheduler and the commands need from storage.
+
+The scheduler (:mod:`extensions.scheduler`) and the ``scrapy status`` / ``scrapy requeue``
+commands talk only to :class:`RequestStore`. The SQLite implementation lives in
+:mod:`extensions.sqlite_store`, an in-memory one (for tests) in :mod:`extensions.memory_store`; a
+PostgreSQL store implements the same protocol without touching the scheduler.
+
+A store knows nothing about Scrapy: requests arrive already serialized (``bytes``) with their key,
+kind, court and group worked out by the scheduler. Every method that changes state commits before
+it returns (DESIGN.md doctrine 3).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = [
+    "KINDS",
+    "Claimed",
+    "CrawlLocked",
+    "ErrorFilter",
+    "Exchange",
+    "NewRequest",
+    "RequestStore",
+    "RunInfo",
+    "StateError",
+    "Status",
+    "StatusReport",
+    "kind_and_court",
+]
+
+#: Request kinds; ``other`` is a request without ``meta["harvest_key"]`` (fingerprint key).
+KINDS = ("list", "case", "tab", "other")
+
+
+class Status(enum.StrEnum):
+    """Request status: ``pending -> inflight -> ok | error`` (``error -> pending`` by requeue)."""
+
+    PENDING = "pending"
+    INFLIGHT = "inflight"
+    OK = "ok"
+    ERROR = "error"
+
+
+class StateError(RuntimeError):
+    """The state database cannot be opened or used; the message says what to do."""
+
+
+class CrawlLocked(StateError):
+    """Another live crawl of the same court holds the workspace's crawl lock."""
+
+    def __init__(self, court: str, holder: dict[str, Any], where: str) -> None:
+        self.court = court
+        self.holder = holder
+        details = ", ".join(
+            f"{name} {holder[name]}"
+            for name in ("pid", "host", "started_at", "job", "run_id")
+            if holder.get(name) not in (None, "")
+        )
+        super().__init__(
+            f"court {court!r} is already being crawled on this workspace ({details or 'holder '}"
+            f"unknown; lock {where}); wait for that crawl to finish or stop it (one Ctrl+C), "
+            "then run again"
+        )
+
+
+_KIND_RE = re.compile(r"^(list|case|tab)\|([^|]+)\|")
+
+
+def kind_and_court(key: str) -> tuple[str, str] | None:
+    """``(kind, court)`` of a logical request key ``<kind>|<court>|...``, else ``None``."""
+    m = _KIND_RE.match(key)
+    return (m.group(1), m.group(2)) if m else None
+
+
+@dataclasses.dataclass(frozen=True)
+class RunInfo:
+    """Who is crawling: recorded in ``runs`` and in the crawl lock."""
+
+    court: str
+    spider: str
+    pid: int
+    host: str
+    job: str | None
+    started_at: str
+
+
+@dataclasses.dataclass(frozen=True)
+class NewRequest:
+    """A request seen for the first time (not yet known to be new: the store dedupes on key)."""
+
+    key: str
+    kind: str
+    court: str
+    group: str | None
+    priority: int
+    method: str
+    url: str
+    blob: bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class Claimed:
+    """A row moved ``pending -> inflight`` for dispatch."""
+
+    id: int
+    key: str
+    group: str | None
+    attempts: int
+    retries: int
+    blob: bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class Exchange:
+    """One HTTP exchange (an attempt) for ``url_log``."""
+
+    request_id: int | None
+    method: str
+    url: str
+    final_url: str
+    status: int | None
+    outcome: str
+    bytes: int
+    ms: float
+
+
+@dataclasses.dataclass(frozen=True)
+class ErrorFilter:
+    """Which ``error`` rows ``scrapy requeue`` sends back (all given criteria must hold)."""
+
+    kind: str | None = None
+    court: str | None = None
+    reason: str | None = None  # substring of last_error, case-insensitive
+    older_than: str | None = None  # ISO timestamp: updated_at strictly before it
+
+
+@dataclasses.dataclass(frozen=True)
+class StatusReport:
+    """What ``scrapy status`` shows. ``counts`` rows are ``{"court","kind","status","count"}``."""
+
+    counts: list[dict[str, Any]]
+    oldest_pending: list[dict[str, Any]]
+    latest_errors: list[dict[str, Any]]
+    runs: list[dict[str, Any]]
+
+    def totals(self) -> dict[str, int]:
+        """Requests by status over every court and kind (all four statuses present)."""
+        out = {s.value: 0 for s in Status}
+        for row in self.counts:
+            out[row["status"]] += row["count"]
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "totals": self.totals(),
+            "counts": self.counts,
+            "oldest_pending": self.oldest_pending,
+            "latest_errors": self.latest_errors,
+            "runs": self.runs,
+        }
+
+
+class RequestStore(Protocol):
+    """Durable request state of one workspace (every court of it).
+
+    Transitions (all committed before returning, each with an ``events`` row):
+
+    * :meth:`add`: new key -> ``pending``; a known key -> ``None`` (duplicate, nothing changes).
+    * :meth:`claim`: best ``pending`` row of a court -> ``inflight``, ``attempts + 1``.
+    * :meth:`reschedule`: ``inflight`` -> ``pending`` with a new serialized request (a retry or a
+      redirect of the same row).
+    * :meth:`finish`: ``inflight`` -> ``ok`` or ``error`` (with the reason).
+    * :meth:`release_inflight`: ``inflight`` -> ``pending`` (on open: a crashed run's rows; on
+      close: rows whose outcome never came).
+    * :meth:`requeue`: ``error`` -> ``pending``, filtered.
+    """
+
+    path: str
+
+    def acquire_crawl_lock(self, run: RunInfo) -> None:
+        """Take the per-court crawl lock or raise :class:`CrawlLocked` naming the holder.
+
+        The lock dies with its holder (a dead crawl never blocks the next one).
+        """
+
+    def release_crawl_lock(self) -> None: ...
+
+    def start_run(self, run: RunInfo) -> tuple[int, list[int]]:
+        """Record a run; close the court's runs left open by dead holders (close reason
+        ``killed``). Returns the new run id and the ids of the runs taken over."""
+
+    def end_run(self, run_id: int, reason: str) -> None: ...
+
+    def release_inflight(
+        self, court: str, run_id: int, *, ids: Sequence[int] | None = None, why: str
+    ) -> int:
+        """``inflight -> pending`` for the court (or only ``ids``); returns how many."""
+
+    def add(self, req: NewRequest, run_id: int) -> int | None:
+        """Insert a new ``pending`` row; ``None`` if the key is already known."""
+
+    def claim(
+        self, court: str, run_id: int, *, busy_groups: Sequence[str], held: Sequence[int]
+    ) -> Claimed | None:
+        """Move the next ``pending`` row of ``court`` to ``inflight``.
+
+        Order: ``priority DESC, id``. Rows whose group is in ``busy_groups`` are skipped unless
+        their id is in ``held`` (a retry or redirect keeps its group reserved).
+        """
+
+    def reschedule(
+        self,
+        request_id: int,
+        run_id: int,
+        *,
+        event: str,
+        url: str,
+        priority: int,
+        retries: int,
+        blob: bytes,
+    ) -> bool:
+        """``inflight -> pending`` for a retry/redirect of the row; ``False`` if not inflight."""
+
+    def finish(
+        self,
+        request_id: int,
+        run_id: int,
+        *,
+        ok: bool,
+        reason: str | None = None,
+        http_status: int | None = None,
+    ) -> bool:
+        """``inflight -> ok | error``; ``False`` (nothing changes) if the row is not inflight."""
+
+    def log_exchange(self, run_id: int | None, exchange: Exchange) -> None: ...
+
+    def has_pending(self, court: str) -> bool: ...
+
+    def count(self, *, court: str | None = None, status: Status | None = None) -> int: ...
+
+    def requeue(self, flt: ErrorFilter, *, dry_run: bool = False) -> int:
+        """``error -> pending`` for the matching rows (attempts kept); returns how many."""
+
+    def status_report(self, *, court: str | None = None, limit: int = 10) -> StatusReport: ...
+
+    def close(self) -> None: ...

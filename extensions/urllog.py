@@ -1,0 +1,83 @@
+"""The URL log: every HTTP exchange actually made (each attempt, retries and redirects included).
+
+:class:`UrlLogMiddleware` sits next to the downloader (order 950), so it sees each attempt as it
+happens: the request as sent, the raw response (status, bytes) or the download exception, and
+the time taken. Rows go to ``url_log`` of the request state with the row id of the request
+(``NULL`` for out-of-band requests such as session warm-ups). URLs are stored without
+``user:password@``. Switched off by ``HARVEST_STATE_URL_LOG = False`` or a foreign ``SCHEDULER``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from scrapy.exceptions import NotConfigured
+
+from .config import SchedulerConfig
+from .outcome import _require_harvest_scheduler, harvest_scheduler
+from .reasons import strip_userinfo
+from .scheduler import META_RID
+from .store import Exchange
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+__all__ = ["UrlLogMiddleware"]
+
+logger = logging.getLogger(__name__)
+
+_META_T0 = "_harvest_sent_at"
+
+
+class UrlLogMiddleware:
+    """Writes one ``url_log`` row per HTTP exchange."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        _require_harvest_scheduler(crawler)
+        if not SchedulerConfig.from_settings(crawler.settings).url_log:
+            raise NotConfigured("HARVEST_STATE_URL_LOG is off")
+        return cls(crawler)
+
+    def process_request(self, request: Request) -> None:
+        request.meta[_META_T0] = time.monotonic()
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        self._log(request, response.url, response.status, "response", len(response.body))
+        return response
+
+    def process_exception(self, request: Request, exception: Exception) -> None:
+        self._log(request, request.url, None, type(exception).__name__, 0)
+
+    def _log(
+        self, request: Request, final_url: str, status: int | None, outcome: str, size: int
+    ) -> None:
+        sent = request.meta.pop(_META_T0, None)
+        if sent is None:  # no exchange happened (answered or refused before the downloader)
+            return
+        scheduler = harvest_scheduler(self.crawler)
+        if scheduler is None:
+            return
+        rid = request.meta.get(META_RID)
+        scheduler.store.log_exchange(
+            scheduler.run_id,
+            Exchange(
+                request_id=rid if isinstance(rid, int) else None,
+                method=request.method,
+                url=strip_userinfo(request.url),
+                final_url=strip_userinfo(final_url),
+                status=status,
+                outcome=outcome,
+                bytes=size,
+                ms=(time.monotonic() - sent) * 1000.0,
+            ),
+        )
