@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.misc import load_object
 
-from harvest.workspace import WORKSPACE_ENV
+from harvest.workspace import STATE_DB, WORKSPACE_ENV, ensure_workspace, resolve_workspace
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
+
+    from .store import RequestStore
 
 __all__ = ["DEFAULT_STORE", "ConfigError", "SchedulerConfig"]
 
@@ -81,3 +83,20 @@ class SchedulerConfig:
             ).upper(),
             url_log=settings.getbool("HARVEST_STATE_URL_LOG", DEFAULT_URL_LOG),
         )
+
+    def open_store(self, *, readonly: bool = False) -> RequestStore:
+        """Open ``<workspace>/state.sqlite`` with the configured store class.
+
+        Raises :class:`harvest.workspace.WorkspaceError` (workspace not usable) or
+        :class:`extensions.store.StateError` (state missing when ``readonly``, or damaged).
+        """
+        workspace = resolve_workspace(self.workspace)
+        if not readonly:
+            ensure_workspace(workspace)
+        store: RequestStore = load_object(self.store).open(
+            workspace / STATE_DB,
+            readonly=readonly,
+            busy_timeout=self.busy_timeout,
+            synchronous=self.synchronous,
+        )
+        return store

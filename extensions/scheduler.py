@@ -36,10 +36,7 @@ from scrapy import Request, signals
 from scrapy.core.scheduler import BaseScheduler
 from scrapy.http import Response
 from scrapy.utils.defer import deferred_from_coro
-from scrapy.utils.misc import load_object
 from twisted.python.failure import Failure
-
-from harvest.workspace import STATE_DB, ensure_workspace, resolve_workspace
 
 from .config import SchedulerConfig
 from .reasons import reason_for_exception, scrub, strip_userinfo
@@ -135,13 +132,7 @@ class HarvestScheduler(BaseScheduler):
     def open(self, spider: Spider) -> None:
         self.spider = spider
         self.court = court_of(spider)
-        workspace = ensure_workspace(resolve_workspace(self.config.workspace))
-        store_cls = load_object(self.config.store)
-        store: RequestStore = store_cls.open(
-            workspace / STATE_DB,
-            busy_timeout=self.config.busy_timeout,
-            synchronous=self.config.synchronous,
-        )
+        store = self.config.open_store()
         job = getattr(spider, "_job", None)
         run = RunInfo(
             court=self.court,

@@ -1,0 +1,121 @@
+"""``scrapy status``: what is done, what is waiting, what failed and why, and the recent runs.
+
+Reads ``<HARVEST_WORKSPACE>/state.sqlite`` read-only (safe while crawls run; one consistent
+snapshot): request counts by court x kind x status, the requests waiting longest, the latest
+errors with URL and reason, and the latest runs. ``--json`` prints the same as one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from extensions.config import ConfigError, SchedulerConfig
+from extensions.store import StateError, Status, StatusReport
+from harvest.workspace import WorkspaceError
+
+if TYPE_CHECKING:
+    import argparse
+
+DEFAULT_LIMIT = 10
+_STATUSES = [s.value for s in Status]
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
+
+    def syntax(self) -> str:
+        return "[--json] [--court COURT_ID] [--limit N]"
+
+    def short_desc(self) -> str:
+        return "Show the request state: done, waiting and failed requests, recent runs"
+
+    def long_desc(self) -> str:
+        return (
+            "Show the request state of the workspace (HARVEST_WORKSPACE, state.sqlite): counts by "
+            "court, kind and status (pending, inflight, ok, error), the requests waiting longest, "
+            "the latest errors with URL and reason, and the latest runs. Read-only; safe while a "
+            "crawl is running."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        group = parser.add_argument_group(title="Status Options")
+        group.add_argument("--json", action="store_true", help="print one JSON object")
+        group.add_argument("--court", metavar="COURT_ID", default=None, help="only this court")
+        group.add_argument(
+            "--limit",
+            metavar="N",
+            type=int,
+            default=DEFAULT_LIMIT,
+            help=f"rows in each list (waiting, errors, runs); default {DEFAULT_LIMIT}",
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        assert self.settings is not None
+        if args:
+            raise UsageError(f"unexpected arguments {args!r}; see scrapy status -h")
+        if opts.limit < 0:
+            raise UsageError(f"--limit must be 0 or more, got {opts.limit}", print_help=False)
+        try:
+            store = SchedulerConfig.from_settings(self.settings).open_store(readonly=True)
+        except (WorkspaceError, StateError, ConfigError) as exc:
+            sys.stderr.write(f"scrapy status: {exc}\n")
+            self.exitcode = 1
+            return
+        try:
+            report = store.status_report(court=opts.court, limit=opts.limit)
+            path = store.path
+        finally:
+            store.close()
+        if opts.json:
+            sys.stdout.write(json.dumps({"state": path, **report.as_dict()}, indent=1) + "\n")
+        else:
+            sys.stdout.write(format_report(report, path))
+
+
+def format_report(report: StatusReport, path: str) -> str:
+    """The human-readable form of a status report."""
+    lines = [f"request state: {path}", ""]
+    table: dict[tuple[str, str], dict[str, int]] = {}
+    for row in report.counts:
+        table.setdefault((row["court"], row["kind"]), dict.fromkeys(_STATUSES, 0))[
+            row["status"]
+        ] = row["count"]
+    header = ["court", "kind", *_STATUSES, "total"]
+    body = [
+        [court, kind, *(str(c[s]) for s in _STATUSES), str(sum(c.values()))]
+        for (court, kind), c in sorted(table.items())
+    ]
+    totals = report.totals()
+    body.append(["all", "", *(str(totals[s]) for s in _STATUSES), str(sum(totals.values()))])
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    for cells in [header, *body]:
+        lines.append(
+            "  ".join(
+                cell.ljust(w) if i < 2 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(cells, widths, strict=True))
+            ).rstrip()
+        )
+    lines += ["", f"waiting longest ({len(report.oldest_pending)}):"]
+    for r in report.oldest_pending:
+        lines.append(f"  {r['updated_at']}  {r['key']}  attempts={r['attempts']}  {r['url']}")
+    lines += ["", f"latest errors ({len(report.latest_errors)}):"]
+    for r in report.latest_errors:
+        lines.append(f"  {r['updated_at']}  {r['key']}  attempts={r['attempts']}")
+        lines.append(f"      {r['url']}")
+        lines.append(f"      {r['last_error']}")
+    lines += ["", f"recent runs ({len(report.runs)}):"]
+    for r in report.runs:
+        end = r["ended_at"] or "running (or killed: the next crawl of the court will tell)"
+        lines.append(
+            f"  #{r['id']}  {r['court']}  pid {r['pid']}@{r['host']}  job {r['job'] or '-'}  "
+            f"{r['started_at']} -> {end}  {r['close_reason'] or ''}".rstrip()
+        )
+    return "\n".join(lines) + "\n"
