@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -48,8 +49,14 @@ ALL_TAB_ROUTES: tuple[tuple[str, str], ...] = (
 CLOSE_LOADING = '<script type="text/javascript">closeLoading();</script>'
 
 
+_SPECIAL = re.compile(r"[&<>\"']")
+
+
 def e(text: str | None) -> str:
-    return "" if text is None else escape(text, quote=True)
+    """HTML-escape text (quotes too); most values need nothing, so look before escaping."""
+    if text is None:
+        return ""
+    return escape(text, quote=True) if _SPECIAL.search(text) else text
 
 
 def _d(value: str | None) -> dt.date | None:
@@ -231,7 +238,7 @@ class ListPage:
     enc: str
     page: int
     total: int
-    rows: Sequence[tuple[Case, str]]  # (case, its show_detil token)
+    rows: Sequence[tuple[str, str]]  # (row_cells of the case, its show_detil token)
     offset: int
     tilang: bool = False
     sync: str | None = None
@@ -276,26 +283,30 @@ def _para_pihak(groups: Sequence[JSON]) -> str:
     )
 
 
-def _row(no: int, case: Case, token: str, base: str) -> str:
+def row_cells(case: Case, tilang: bool = False) -> str:
+    """The cells of a case's list row between ``No`` and ``Link`` (they never change)."""
+    if tilang:
+        t = case.extra["tilang"]
+        sidang: dt.date = t["sidang"]
+        when = date_en(sidang) + "<br/>" + e(t["ruang"]) if sidang <= TODAY else "-"
+        return (
+            f"<td>{e(case.nomor_perkara_raw)}</td>"
+            f"<td>{e(t['seri'])} / {e(t['bayar'])}</td><td>{e(t['plate'])}</td>"
+            f"<td>{e(t['offender'])}</td><td>{when}</td><td>{e(t.get('putusan', '-'))}</td>"
+        )
     r = case.case_data["list_row"]
     return (
-        f"<tr><td>{no}</td><td>{e(r['nomor_perkara'])}</td>"
+        f"<td>{e(r['nomor_perkara'])}</td>"
         f'<td align="center">{date_en(dt.date.fromisoformat(r["tanggal_register"]))}</td>'
         f"<td>{e(r['klasifikasi_perkara'])}</td><td>{_para_pihak(r['para_pihak'])}</td>"
         f"<td>{e(r['status_perkara'])}</td>"
         f'<td style = "text-align:right;">{r["lama_proses"]} Hari</td>'
-        f'<td align="center">[<a href="{base}show_detil/{token}">detil</a>]</td></tr>'
     )
 
 
-def _tilang_row(no: int, case: Case, token: str, base: str) -> str:
-    t = case.extra["tilang"]
-    sidang: dt.date = t["sidang"]
-    when = date_en(sidang) + "<br/>" + e(t["ruang"]) if sidang <= TODAY else "-"
+def _row(no: int, cells: str, token: str, base: str) -> str:
     return (
-        f"<tr><td>{no}</td><td>{e(case.nomor_perkara_raw)}</td>"
-        f"<td>{e(t['seri'])} / {e(t['bayar'])}</td><td>{e(t['plate'])}</td>"
-        f"<td>{e(t['offender'])}</td><td>{when}</td><td>{e(t.get('putusan', '-'))}</td>"
+        f"<tr><td>{no}</td>{cells}"
         f'<td align="center">[<a href="{base}show_detil/{token}">detil</a>]</td></tr>'
     )
 
@@ -330,8 +341,7 @@ def list_page(shell: Shell, page: ListPage) -> str:
     enc = page.enc
     pages = math.ceil(page.total / ROWS_PER_PAGE)
     sync = f"{page.sync}" if page.sync else '<font color = "red"> tanggal gagal dimuat </font>'
-    make_row = _tilang_row if page.tilang else _row
-    rows = "".join(make_row(page.offset + k + 1, c, t, b) for k, (c, t) in enumerate(page.rows))
+    rows = "".join(_row(page.offset + k + 1, c, t, b) for k, (c, t) in enumerate(page.rows))
     if not page.rows:
         rows = NOT_FOUND_ROW
     pager = _pagination(page.page, pages, "selector")

@@ -12,6 +12,7 @@ import functools
 import logging
 import re
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
@@ -30,6 +31,7 @@ from .render import (
     fragment_not_found,
     list_page,
     page_head,
+    row_cells,
 )
 from .sessions import CiSession, CiSessions, PhpSession, PhpSessions
 from .tokens import TokenCodec
@@ -95,6 +97,18 @@ class Site:
         self.ci = CiSessions(codec)
         self._flow_cache: dict[int, list[int]] = {}
         self._case = functools.lru_cache(maxsize=4096)(data.case)
+        self._row_cells: OrderedDict[tuple[int, bool], str] = OrderedDict()
+
+    def _cells(self, index: int, tilang: bool) -> str:
+        """A case's list-row cells, kept for many more cases than the case cache holds."""
+        key = (index, tilang)
+        cells = self._row_cells.get(key)
+        if cells is None:
+            cells = row_cells(self.case(index), tilang)
+            self._row_cells[key] = cells
+            if len(self._row_cells) > 200_000:
+                self._row_cells.popitem(last=False)
+        return cells
 
     # ------------------------------------------------------------------ data access
     def case(self, index: int) -> Case:
@@ -234,7 +248,11 @@ class Site:
         if indices is None:
             indices, total = self._page_indices(alur_id, page, asc)
         assert total is not None
-        rows = [(self.case(i), self.codec.encrypt(str(self.data.id_perkara(i)))) for i in indices]
+        tilang = alur_id == 114
+        rows = [
+            (self._cells(i, tilang), self.codec.encrypt(str(self.data.id_perkara(i))))
+            for i in indices
+        ]
         if alur_id is None:
             title = "DATA SELURUH PERKARA"
             enc = self.codec.encrypt("var_id=;var_tahapan=;")
@@ -251,7 +269,7 @@ class Site:
                 total=total,
                 rows=rows,
                 offset=(page - 1) * ROWS_PER_PAGE,
-                tilang=alur_id == 114,
+                tilang=tilang,
                 sync=sync,
             ),
         )

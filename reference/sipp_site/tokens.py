@@ -25,21 +25,26 @@ class TokenCodec:
     def __init__(self, seed: int) -> None:
         self._key = hashlib.sha256(f"sipp-replica-key:{seed}".encode()).digest()
 
-    def _stream(self, iv: bytes, length: int) -> bytes:
+    def _stream(self, iv: bytes, length: int) -> int:
         out = b""
         counter = 0
         while len(out) < length:
-            out += hashlib.sha256(self._key + iv + counter.to_bytes(4, "big")).digest()
+            out += hashlib.blake2b(
+                iv + counter.to_bytes(4, "big"), key=self._key, digest_size=64
+            ).digest()
             counter += 1
-        return out[:length]
+        return int.from_bytes(out[:length], "big")
+
+    def _tag(self, data: bytes) -> bytes:
+        return hashlib.blake2b(data, key=self._key, digest_size=_TAG, person=b"tag").digest()
 
     def encrypt(self, plaintext: str) -> str:
         data = plaintext.encode()
         padded = data + b"\0" * (-len(data) % _BLOCK or (0 if data else _BLOCK))
         iv = os.urandom(_IV)
-        cipher = bytes(a ^ b for a, b in zip(padded, self._stream(iv, len(padded)), strict=True))
-        tag = hmac.new(self._key, iv + cipher, hashlib.sha256).digest()[:_TAG]
-        inner = base64.b64encode(iv + cipher + tag)
+        n = len(padded)
+        cipher = (int.from_bytes(padded, "big") ^ self._stream(iv, n)).to_bytes(n, "big")
+        inner = base64.b64encode(iv + cipher + self._tag(iv + cipher))
         return base64.b64encode(inner).decode("ascii")
 
     def decrypt(self, token: str) -> str | None:
@@ -52,10 +57,10 @@ class TokenCodec:
         if len(raw) < _IV + _BLOCK + _TAG or (len(raw) - _IV - _TAG) % _BLOCK:
             return None
         iv, cipher, tag = raw[:_IV], raw[_IV:-_TAG], raw[-_TAG:]
-        want = hmac.new(self._key, iv + cipher, hashlib.sha256).digest()[:_TAG]
-        if not hmac.compare_digest(tag, want):
+        if not hmac.compare_digest(tag, self._tag(iv + cipher)):
             return None
-        plain = bytes(a ^ b for a, b in zip(cipher, self._stream(iv, len(cipher)), strict=True))
+        n = len(cipher)
+        plain = (int.from_bytes(cipher, "big") ^ self._stream(iv, n)).to_bytes(n, "big")
         try:
             return plain.rstrip(b"\0").decode()
         except UnicodeDecodeError:
