@@ -1,0 +1,320 @@
+"""ship.py end to end: real subprocesses against the reference ingest API on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ship.conftest import (
+    FAST,
+    PY,
+    ROOT,
+    TOKEN,
+    build_workspace,
+    documents,
+    log_lines,
+    run_ship,
+    ship_env,
+)
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nobody listens on (connections are refused)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_kill_three_times_mid_run_then_every_key_exactly_once(
+    tmp_path: Path, server_factory: Any
+) -> None:
+    ws = build_workspace(tmp_path / "ws", 1000)
+    server = server_factory(
+        "--fault-500", "0.1", "--fault-503", "0.1", "--fault-drop", "0.05",
+        "--retry-after", "0", "--seed", "5",
+    )  # fmt: skip
+    args = ["--endpoint", server.url, *FAST, "--breaker", "100", "-q"]
+    log = ws / "ship-log.jsonl"
+    for round_, threshold in enumerate((150, 400, 650)):
+        proc = subprocess.Popen(
+            [PY, "ship.py", "--workspace", str(ws), *args],
+            cwd=ROOT,
+            env=ship_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if log.exists() and log.stat().st_size // 250 >= threshold:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "ship.py finished before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        if round_ == 1:
+            # re-harvest between runs: 40 cases changed, the server must end with the new content
+            build_workspace(ws, 40, start=300, version=1)
+    final = run_ship(ws, *args)
+    assert final.returncode == 0, final.stderr
+    docs = documents(ws)
+    rows = server.rows()
+    assert len(docs) == 1000
+    assert {k: h for k, (h, _) in rows.items()} == {k: d["content_hash"] for k, d in docs.items()}
+    created = Counter(k for k, r in server.log_results() if r == "created")
+    assert set(created.values()) == {1}  # no key was ever created twice
+    assert len(created) == 1000
+    assert max(v for _, v in rows.values()) <= 2  # at most one real update (the 40 changed)
+    stats = server.stats()
+    assert stats["faults"].get("drop", 0) > 0  # the run really went through dropped answers
+    assert stats["faults"].get("500", 0) > 0
+    assert stats["faults"].get("503", 0) > 0
+
+    posts = stats["posts"]
+    again = run_ship(ws, *args)
+    assert again.returncode == 0, again.stderr
+    assert "skipped 1000" in again.stdout
+    assert server.stats()["posts"] == posts  # nothing was posted
+
+
+def test_changed_cases_ship_as_updated_and_unchanged_ones_are_not_posted(
+    tmp_path: Path, server: Any
+) -> None:
+    ws = build_workspace(tmp_path / "ws", 30)
+    first = run_ship(ws, "--endpoint", server.url, *FAST)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("shipped 30 (created 30, updated 0), unchanged 0")
+    build_workspace(ws, 5, start=10, version=2)  # re-harvested: 5 cases changed
+    posts = server.stats()["posts"]
+    second = run_ship(ws, "--endpoint", server.url, *FAST)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.startswith("shipped 5 (created 0, updated 5), unchanged 0")
+    assert "skipped 25" in second.stdout
+    assert server.stats()["posts"] == posts + 5
+    docs = documents(ws)
+    assert {k: h for k, (h, _) in server.rows().items()} == {
+        k: d["content_hash"] for k, d in docs.items()
+    }
+    updated = [line for line in log_lines(ws) if line["result"] == "updated"]
+    assert sorted(line["key"] for line in updated) == sorted(
+        f"sipp.pa-testkota:{i}/Pdt.G/2024/PA Tst" for i in range(10, 15)
+    )
+
+
+def test_dry_run_sends_nothing_and_writes_nothing(tmp_path: Path, server: Any) -> None:
+    ws = build_workspace(tmp_path / "ws", 20, incomplete={3})
+    shipped = run_ship(ws, "--endpoint", server.url, "--limit", "8", *FAST)
+    assert shipped.returncode == 0, shipped.stderr
+    build_workspace(ws, 2, start=0, version=1)  # two shipped cases changed since
+    log_before = (ws / "ship-log.jsonl").read_bytes()
+    requests_before = server.stats()["requests"]
+    out = tmp_path / "payloads.jsonl"
+    dry = run_ship(
+        ws, "--endpoint", server.url, "--dry-run", "--out", str(out), env=ship_env(token=None)
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert "would send 13 (new 11, changed 2), skip 6" in dry.stdout
+    assert server.stats()["requests"] == requests_before  # zero requests
+    assert (ws / "ship-log.jsonl").read_bytes() == log_before
+    payloads = [json.loads(x) for x in out.read_text().splitlines()]
+    docs = documents(ws)
+    assert len(payloads) == 13
+    assert all(p == docs[p["dedupe_key"]] for p in payloads)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    partial = run_ship(ws, "--dry-run", "--include-partial", env=ship_env(token=None))
+    assert "would send 14 (new 12, changed 2)" in partial.stdout
+
+
+def test_first_endpoint_down_the_fallback_is_used_and_remembered(
+    tmp_path: Path, server: Any
+) -> None:
+    ws = build_workspace(tmp_path / "ws", 10)
+    dead = f"http://127.0.0.1:{closed_port()}"
+    env = ship_env(INGEST_URL=f"{dead},{server.url}")
+    first = run_ship(ws, *FAST, env=env)
+    assert first.returncode == 0, first.stderr
+    lines = log_lines(ws)
+    assert (lines[0]["endpoint"], lines[0]["outcome"]) == (dead, "retry")
+    assert "cannot connect" in lines[0]["error"]
+    assert [line["endpoint"] for line in lines[1:]] == [server.url] * 10  # it stuck
+    assert f"endpoint {dead} unreachable; trying {server.url}" in first.stderr
+    build_workspace(ws, 3, version=1)
+    second = run_ship(ws, *FAST, env=env)
+    assert second.returncode == 0, second.stderr
+    assert f"starting with {server.url}, the endpoint that worked last time" in second.stderr
+    new_lines = log_lines(ws)[len(lines) :]
+    assert [line["endpoint"] for line in new_lines] == [server.url] * 3  # the dead one untried
+
+
+def test_401_stops_the_run_with_its_exit_code_and_names_the_variable(
+    tmp_path: Path, server: Any
+) -> None:
+    ws = build_workspace(tmp_path / "ws", 5)
+    wrong = "wrong-token-0123456789"
+    result = run_ship(ws, "--endpoint", server.url, *FAST, env=ship_env(token=wrong))
+    assert result.returncode == 77
+    assert "set INGEST_TOKEN to a valid token" in result.stderr
+    assert "stopped early" in result.stdout
+    lines = log_lines(ws)
+    assert [(x["outcome"], x["status"]) for x in lines] == [("auth-failed", 401)]
+    assert server.rows() == {}
+    for text in (result.stdout, result.stderr, (ws / "ship-log.jsonl").read_text()):
+        assert wrong not in text
+
+
+def test_the_token_is_never_logged_or_written(tmp_path: Path, server_factory: Any) -> None:
+    server = server_factory("--fault-500", "0.3", "--seed", "2")
+    ws = build_workspace(tmp_path / "ws", 20)
+    result = run_ship(ws, "--endpoint", server.url, *FAST, "--verbose")
+    assert result.returncode == 0, result.stderr
+    assert "retrying" in result.stderr
+    for path in ws.iterdir():
+        assert TOKEN.encode() not in path.read_bytes(), path
+    assert TOKEN not in result.stdout + result.stderr
+    for name in ("ship-log.jsonl", "ship-log.lock"):
+        assert stat.S_IMODE((ws / name).stat().st_mode) == 0o600
+
+
+def test_a_torn_ship_log_line_is_cut_with_a_warning(tmp_path: Path, server: Any) -> None:
+    ws = build_workspace(tmp_path / "ws", 6)
+    assert run_ship(ws, "--endpoint", server.url, "--limit", "3", *FAST).returncode == 0
+    log = ws / "ship-log.jsonl"
+    good = log.read_bytes()
+    torn = b'{"final":true,"key":"sipp.pa-testkota:5/Pdt.G/2024/PA Tst","content_hash":"sha2'
+    log.write_bytes(good + torn)
+    result = run_ship(ws, "--endpoint", server.url, *FAST)
+    assert result.returncode == 0, result.stderr
+    assert f"ended in a torn line: cut {len(torn)} bytes away" in result.stderr
+    assert "shipped 3 (created 3, updated 0)" in result.stdout
+    assert "skipped 3" in result.stdout
+    assert log.read_bytes().startswith(good)
+    assert len(log_lines(ws)) == 6  # every line parses
+
+
+def test_two_ship_runs_at_once_the_second_refuses(tmp_path: Path, server_factory: Any) -> None:
+    server = server_factory("--fault-slow", "1", "--slow-seconds", "2")
+    ws = build_workspace(tmp_path / "ws", 5)
+    first = subprocess.Popen(
+        [PY, "ship.py", "--workspace", str(ws), "--endpoint", server.url, *FAST],
+        cwd=ROOT,
+        env=ship_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        lock = ws / "ship-log.lock"
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if lock.exists() and lock.read_text().strip() == str(first.pid):
+                break
+            time.sleep(0.02)
+        second = run_ship(ws, "--endpoint", server.url, *FAST)
+        assert second.returncode == 75
+        assert f"another ship.py (pid {first.pid}) is shipping this workspace" in second.stderr
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+
+
+def test_all_rejected_exit_1(tmp_path: Path, server_factory: Any) -> None:
+    server = server_factory("--max-body", "100")
+    ws = build_workspace(tmp_path / "ws", 3)
+    result = run_ship(ws, "--endpoint", server.url, *FAST)
+    assert result.returncode == 1
+    assert "rejected 3" in result.stdout
+    assert [(x["outcome"], x["status"]) for x in log_lines(ws)] == [("rejected", 413)] * 3
+    assert "413 an item may be at most 100 bytes" in log_lines(ws)[0]["error"]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "code", "message"),
+    [
+        (["--endpoint", "http://127.0.0.1:9"], {"INGEST_TOKEN": None}, 78, "set INGEST_TOKEN"),
+        ([], {}, 78, "give --endpoint URL"),
+        (["--endpoint", "http://u:p@127.0.0.1:9"], {}, 78, "must not carry credentials"),
+        (["--endpoint", "ftp://x"], {}, 78, "is not an http(s) URL"),
+        (["--out", "x"], {}, 64, "--out only goes with --dry-run"),
+        (["--max-attempts", "0", "--endpoint", "http://127.0.0.1:9"], {}, 78, "--max-attempts"),
+        (["--bogus"], {}, 64, "unrecognized arguments"),
+    ],
+)
+def test_configuration_errors(
+    tmp_path: Path, args: list[str], env: dict[str, Any], code: int, message: str
+) -> None:
+    ws = build_workspace(tmp_path / "ws", 1)
+    environment = ship_env(token=None if "INGEST_TOKEN" in env else TOKEN)
+    result = run_ship(ws, *args, env=environment)
+    assert result.returncode == code, result.stderr
+    assert message in result.stderr
+    assert not (ws / "ship-log.jsonl").exists()
+
+
+def test_missing_workspace_is_a_configuration_error(tmp_path: Path) -> None:
+    result = run_ship(tmp_path / "nowhere", "--endpoint", "http://127.0.0.1:9")
+    assert result.returncode == 78
+    assert "does not exist" in result.stderr
+
+
+def test_workspace_from_the_environment_relative_to_scrapy_cfg(tmp_path: Path) -> None:
+    (tmp_path / "scrapy.cfg").write_text("[settings]\ndefault = harvest.settings\n")
+    build_workspace(tmp_path / "data" / "ws", 2)
+    (tmp_path / "sub").mkdir()
+    result = subprocess.run(
+        [PY, str(ROOT / "ship.py"), "--dry-run"],
+        cwd=tmp_path / "sub",
+        env={**ship_env(token=None), "HARVEST_WORKSPACE": "data/ws",
+             "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"2 documents in {tmp_path / 'data' / 'ws'}" in result.stdout
+
+
+def test_progress_lines_and_summary_without_a_terminal(tmp_path: Path, server: Any) -> None:
+    ws = build_workspace(tmp_path / "ws", 12)
+    result = run_ship(ws, "--endpoint", server.url, *FAST, "--progress-interval", "0.001")
+    assert result.returncode == 0, result.stderr
+    progress = [x for x in result.stderr.splitlines() if x.startswith("progress: ")]
+    assert progress
+    assert "/12 (" in progress[-1]
+    assert "/s ETA " in progress[-1]
+    assert result.stdout.startswith("shipped 12 (created 12, updated 0), unchanged 0, ")
+    assert "rejected 0, failed 0, skipped 0" in result.stdout
+
+
+def test_sigterm_stops_cleanly_and_the_next_run_finishes(
+    tmp_path: Path, server_factory: Any
+) -> None:
+    server = server_factory("--fault-slow", "1", "--slow-seconds", "0.4")
+    ws = build_workspace(tmp_path / "ws", 6)
+    proc = subprocess.Popen(
+        [PY, "ship.py", "--workspace", str(ws), "--endpoint", server.url, *FAST],
+        cwd=ROOT,
+        env=ship_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "stopped early" in out
+    assert log_lines(ws)[-1]["outcome"] == "aborted"
+    fast = server_factory(db=server.db)
+    server.stop()
+    rest = run_ship(ws, "--endpoint", fast.url, *FAST)
+    assert rest.returncode == 0, rest.stderr
+    assert len(fast.rows()) == 6
+    assert os.path.exists(ws / "ship-log.jsonl")
