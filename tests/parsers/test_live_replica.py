@@ -27,7 +27,7 @@ from harvest.sipp import (
 )
 from reference.sipp_site.testing import running_replica
 
-CASES = 40
+CASES = 24
 FAULTS = [
     *("--fault-db-error", "0.06", "--fault-ci-error", "0.06", "--fault-php-error", "0.06"),
     *("--fault-seed", "7"),

@@ -43,7 +43,10 @@ def _list_pages(data, codec, shell, alur_id=None):
     n_pages = -(-len(indices) // R.ROWS_PER_PAGE)
     for page in range(1, n_pages + 2):
         chunk = indices[(page - 1) * R.ROWS_PER_PAGE : page * R.ROWS_PER_PAGE]
-        rows = [(data.case(i), codec.encrypt(str(data.id_perkara(i)))) for i in chunk]
+        rows = [
+            (R.row_cells(data.case(i), alur_id == 114), codec.encrypt(str(data.id_perkara(i))))
+            for i in chunk
+        ]
         html = R.list_page(
             shell,
             R.ListPage(
