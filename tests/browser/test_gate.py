@@ -26,6 +26,11 @@ REPO = Path(__file__).resolve().parents[2]
 PAGES = 6
 
 
+def _tail(output: str | bytes | None) -> str:
+    text = output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+    return text[-4000:]
+
+
 @pytest.fixture(scope="module")
 def gated_replica():
     with running_replica(cases=PAGES * 20, seed=5, challenge=True) as replica:
@@ -34,14 +39,17 @@ def gated_replica():
 
 def _gate_crawl(url: str, mode: str, tmp_path: Path) -> dict[str, Any]:
     out = tmp_path / f"gate-{mode}.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "tests.browser.gatecrawl", url, mode, str(out), str(PAGES)],
-        check=False,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tests.browser.gatecrawl", url, mode, str(out), str(PAGES)],
+            check=False,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the gate crawl hung; its log ends with:\n{_tail(exc.stderr)}")
     assert proc.returncode == 0, proc.stderr[-3000:]
     result: dict[str, Any] = json.loads(out.read_text())
     result["log"] = proc.stderr

@@ -1,0 +1,129 @@
+"""``scrapy crawl sipp`` of a court behind the replica's JavaScript gate, with and without browser.
+
+The whole product runs as a user runs it (subprocesses, a workspace in ``tmp_path``): the
+replica with ``--challenge`` (every request without a valid clearance cookie bound to the
+User-Agent gets a 403 page whose script computes the cookie and reloads), then
+
+* ``-s SIPP_BROWSER=challenge``: one Chromium pass, then plain HTTP; ``scrapy export
+  --complete-only`` must equal the replica's ground truth exactly;
+* the browser off: the crawl ends with the instruction recorded as the request's error, and
+  nothing harvested.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harvest.clearance import OFF_REASON
+from reference.sipp_site.testing import running_replica
+from tests.browser.conftest import needs_chromium
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+COURT = "pn-gate"
+CASES = 20
+SEED = 11
+FAST = [
+    "-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=False",
+    "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s", "DOWNLOAD_TIMEOUT=20",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def gated_court(tmp_path_factory):
+    truth = tmp_path_factory.mktemp("truth") / "truth.jsonl"
+    with running_replica(cases=CASES, seed=SEED, challenge=True, court_id=COURT) as replica:
+        replica.write_truth(truth)
+        yield replica, truth
+
+
+def _scrapy(
+    args: list[str], workspace: Path, timeout: float = 150
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HARVEST_WORKSPACE": str(workspace)}
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "scrapy", *args],
+            check=False,
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as exc:
+        output = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
+        pytest.fail(
+            f"scrapy {args[0]} hung for {timeout:g} s; its log ends with:\n{output[-4000:]}"
+        )
+
+
+def _crawl(url: str, workspace: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    proc = _scrapy(
+        ["crawl", "sipp", "-a", f"base_url={url}", "-a", f"court_id={COURT}", *FAST, *extra],
+        workspace,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc
+
+
+def _export(workspace: Path, tmp_path: Path) -> list[dict[str, Any]]:
+    out = tmp_path / "export.jsonl"
+    proc = _scrapy(["export", "--complete-only", "--no-hash", "--out", str(out)], workspace)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def _stat(log: str, name: str) -> int | None:
+    m = re.search(rf"'{re.escape(name)}': (\d+)", log)
+    return int(m.group(1)) if m else None
+
+
+def _rows(workspace: Path) -> list[tuple[str, str, str | None]]:
+    with sqlite3.connect(workspace / "state.sqlite") as db:
+        return db.execute("SELECT key, status, last_error FROM requests ORDER BY id").fetchall()
+
+
+@needs_chromium
+def test_crawl_behind_the_gate_with_the_browser_equals_the_ground_truth(gated_court, tmp_path):
+    replica, truth_file = gated_court
+    workspace = tmp_path / "ws"
+    proc = _crawl(replica.url, workspace, "-s", "SIPP_BROWSER=challenge")
+    log = proc.stderr
+    # one browser pass; every other exchange was plain HTTP carrying its clearance
+    assert _stat(log, "harvest/browser/passes") == 1
+    assert _stat(log, "harvest/browser/passes/ok") == 1
+    assert _stat(log, "harvest/browser/failed_requests") is None
+    assert _stat(log, "playwright/page_count") == 1
+    assert "clearance cookies: sipp_clearance" in log
+    truth = [json.loads(line) for line in truth_file.read_text(encoding="utf-8").splitlines()]
+    assert len(truth) == CASES
+    assert [row for row in _rows(workspace) if row[1] == "error"] == []
+    exported = _export(workspace, tmp_path)
+    assert {d["dedupe_key"] for d in exported} == {d["dedupe_key"] for d in truth}
+    assert sorted(exported, key=lambda d: d["dedupe_key"]) == sorted(
+        truth, key=lambda d: d["dedupe_key"]
+    )
+
+
+def test_crawl_behind_the_gate_without_the_browser_records_the_instruction(gated_court, tmp_path):
+    replica, _ = gated_court
+    workspace = tmp_path / "ws"
+    proc = _crawl(replica.url, workspace)
+    log = proc.stderr
+    assert "run with -s SIPP_BROWSER=challenge" in log
+    assert _stat(log, "harvest/browser/passes") is None
+    assert "scrapy-playwright" not in log  # Playwright never started
+    # the first list page failed with the instruction; nothing else was ever found
+    assert _rows(workspace) == [(f"list|{COURT}|all|1", "error", OFF_REASON)]
+    assert _export(workspace, tmp_path) == []
