@@ -7,8 +7,11 @@ Runs what a user runs, as subprocesses: the replica (``python -m reference.sipp_
 from __future__ import annotations
 
 import json
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +20,7 @@ from typing import Any
 import pytest
 
 from harvest.canonical import document_hash
+from pipelines.store import ItemStore, ItemStoreError
 
 REPO = Path(__file__).resolve().parents[2]
 SCRAPY = str(Path(sys.executable).with_name("scrapy"))
@@ -157,3 +161,93 @@ def test_full_crawl_then_export_complete_only_equals_the_ground_truth(
         assert got.pop("content_hash") == document_hash(want), want["dedupe_key"]
         difference = first_difference(got, want)
         assert difference is None, f"{want['dedupe_key']}: first difference at {difference}"
+
+
+def complete_cases(items_db: Path) -> int:
+    if not items_db.exists():
+        return 0
+    try:
+        with ItemStore.open(items_db, readonly=True) as store:
+            return store.count_documents(complete_only=True)
+    except ItemStoreError:
+        return 0  # not created yet
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    reason="known bug outside pipelines/ (01:14 UTC): after kill -9, the resumed crawl's case "
+    "requests saved by the killed run come back as the list page ('list page instead of "
+    "detail': their session is gone) and end as errors, so those cases are never harvested; "
+    "strict: drop this mark when it passes",
+    strict=True,
+)
+def test_a_crawl_killed_mid_way_and_resumed_exports_the_truth_without_duplicates(
+    tmp_path: Path,
+) -> None:
+    cases = 60
+    model = ["--cases", str(cases), "--seed", "21", "--court-id", "pn-replika"]
+    truth_file = tmp_path / "truth.jsonl"
+    subprocess.run(
+        [sys.executable, "-m", "reference.sipp_site", *model, "--truth", str(truth_file)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    workspace = tmp_path / "ws"
+    items_db = workspace / "items.sqlite"
+    with replica(*model) as base_url:
+        args = ["-a", f"base_url={base_url}", "-a", "court_id=pn-replika"]
+        command = [SCRAPY, "crawl", "sipp", *args, "-s", f"HARVEST_WORKSPACE={workspace}", *FAST]
+        first = subprocess.Popen(
+            command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            deadline = time.monotonic() + 240
+            while complete_cases(items_db) < cases // 3 and first.poll() is None:
+                assert time.monotonic() < deadline, "the first crawl made no progress"
+                time.sleep(0.05)
+        finally:
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=30)
+        assert first.returncode == -signal.SIGKILL, "the crawl ended before it could be killed"
+        parts_before = sqlite_count(items_db, "SELECT count(*) FROM parts")
+
+        second = subprocess.run(
+            command, cwd=REPO, capture_output=True, text=True, timeout=600, check=False
+        )
+    assert second.returncode == 0, second.stderr[-3000:]
+
+    export = subprocess.run(
+        [SCRAPY, "export", "--complete-only", "--no-hash", "-s", f"HARVEST_WORKSPACE={workspace}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert export.returncode == 0, export.stderr
+    exported = [json.loads(line) for line in export.stdout.splitlines()]
+    truth = read_jsonl(truth_file)
+    exported_keys = [d["dedupe_key"] for d in exported]
+    truth_keys = [d["dedupe_key"] for d in truth]
+    assert exported_keys == truth_keys, (
+        f"not exported: {sorted(set(truth_keys) - set(exported_keys))}; "
+        f"not in the truth: {sorted(set(exported_keys) - set(truth_keys))}"
+    )
+    for got, want in zip(exported, truth, strict=True):
+        difference = first_difference(got, want)
+        assert difference is None, f"{want['dedupe_key']}: first difference at {difference}"
+    # One row per part: the case part plus one per available tab, nothing twice.
+    expected_parts = sum(1 + sum(1 for t in d["case"]["tabs"] if t["available"]) for d in truth)
+    assert 0 < parts_before < expected_parts  # killed mid-way
+    assert sqlite_count(items_db, "SELECT count(*) FROM parts") == expected_parts
+    assert sqlite_count(items_db, "SELECT count(*) FROM cases") == cases
+
+
+def sqlite_count(db: Path, sql: str) -> int:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return int(conn.execute(sql).fetchone()[0])
+    finally:
+        conn.close()
