@@ -64,6 +64,7 @@ META_RID = "harvest_rid"
 META_PARENT = "harvest_parent"
 
 STAT = "harvest/scheduler/"
+_REDIRECT_META = ("redirect_urls", "redirect_times", "redirect_ttl", "redirect_reasons")
 ORPHAN_REASON = (
     "no outcome recorded: the download ended without a final response or exception reaching "
     "extensions.outcome (see the crawl log for an error raised by a downloader middleware)"
@@ -81,6 +82,7 @@ class _Flight:
 
     group: str | None
     retries: int
+    blob: bytes  # the row's stored (original) request
     http_status: int | None = None
     started: bool = False  # callback output began
     exhausted: bool = False  # callback output fully consumed
@@ -109,7 +111,9 @@ class HarvestScheduler(BaseScheduler):
         self.run_id = 0
         self._inflight: dict[int, _Flight] = {}
         self._busy: dict[str, int] = {}  # group -> row id holding it
-        self._held: dict[int, str] = {}  # pending row id (retry/redirect) -> its reserved group
+        # pending rows sent back by a retry or redirect in this run: the request to send next
+        # (a redirect target is followed from memory) and the group they keep reserved
+        self._held: dict[int, tuple[str | None, Request]] = {}
         self._fatal = False
 
     @classmethod
@@ -250,6 +254,10 @@ class HarvestScheduler(BaseScheduler):
             if claimed is None:
                 return None
             assert self.spider is not None
+            held = self._held.pop(claimed.id, None)
+            if held is not None:
+                request = held[1]
+                break
             try:
                 request = loads_request(claimed.blob, self.spider)
             except UnserializableRequest as exc:
@@ -264,8 +272,9 @@ class HarvestScheduler(BaseScheduler):
             request.meta["retry_times"] = claimed.retries
         else:
             request.meta.pop("retry_times", None)
-        self._held.pop(claimed.id, None)
-        self._inflight[claimed.id] = _Flight(group=claimed.group, retries=claimed.retries)
+        self._inflight[claimed.id] = _Flight(
+            group=claimed.group, retries=claimed.retries, blob=claimed.blob
+        )
         if claimed.group is not None:
             self._busy[claimed.group] = claimed.id
         self._inc("dispatched")
@@ -312,24 +321,37 @@ class HarvestScheduler(BaseScheduler):
         return True
 
     def _reschedule(self, rid: int, request: Request) -> bool:
+        """A retry or redirect of row ``rid``: ``inflight -> pending``, same row.
+
+        The stored request stays the row's original one (a resumed crawl restarts a redirect
+        chain from its start); only the retry count, priority and current URL are recorded. In
+        this run a redirect target is sent from memory. A retry of a redirected request starts
+        again from the original request (a redirect target may depend on a one-shot server
+        session, as SIPP's ``show_*`` -> tab redirects do), keeping the retry's meta.
+        """
         assert self.spider is not None
         flight = self._inflight[rid]
         retries = int(request.meta.get("retry_times", 0) or 0)
         event = "retry" if retries > flight.retries else "redirect"
-        blob = dumps_request(request, self.spider)
+        nxt = request
+        if event == "retry" and request.meta.get("redirect_urls"):
+            original = loads_request(flight.blob, self.spider)
+            meta = {k: v for k, v in request.meta.items() if k not in _REDIRECT_META}
+            nxt = original.replace(
+                meta={**original.meta, **meta}, priority=request.priority, dont_filter=True
+            )
         done = self.store.reschedule(
             rid,
             self.run_id,
             event=event,
-            url=strip_userinfo(request.url),
-            priority=request.priority,
+            url=strip_userinfo(nxt.url),
+            priority=nxt.priority,
             retries=retries,
-            blob=blob,
         )
         del self._inflight[rid]
-        if flight.group is not None and done:
-            self._held[rid] = flight.group  # keep the group reserved for this row
-        elif flight.group is not None:
+        if done:
+            self._held[rid] = (flight.group, nxt)  # keeps its group reserved until sent
+        else:
             self._release_group(rid, flight.group)
         self._inc("retried" if event == "retry" else "redirected")
         if self.stats is not None:

@@ -400,14 +400,13 @@ class SqliteRequestStore:
         url: str,
         priority: int,
         retries: int,
-        blob: bytes,
     ) -> bool:
         at = utc_now()
         with self._tx() as conn:
             cur = conn.execute(
                 "UPDATE requests SET status = 'pending', url = ?, priority = ?, retries = ?, "
-                "request = ?, updated_at = ?, run_id = ? WHERE id = ? AND status = 'inflight'",
-                (url, priority, retries, blob, at, run_id, request_id),
+                "updated_at = ?, run_id = ? WHERE id = ? AND status = 'inflight'",
+                (url, priority, retries, at, run_id, request_id),
             )
             if cur.rowcount != 1:
                 return False

@@ -64,9 +64,9 @@ class CrawlLocked(StateError):
             if holder.get(name) not in (None, "")
         )
         super().__init__(
-            f"court {court!r} is already being crawled on this workspace ({details or 'holder '}"
-            f"unknown; lock {where}); wait for that crawl to finish or stop it (one Ctrl+C), "
-            "then run again"
+            f"court {court!r} is already being crawled on this workspace "
+            f"({details or 'holder unknown'}; lock {where}); wait for that crawl to finish or "
+            "stop it (one Ctrl+C), then run again"
         )
 
 
@@ -174,8 +174,8 @@ class RequestStore(Protocol):
 
     * :meth:`add`: new key -> ``pending``; a known key -> ``None`` (duplicate, nothing changes).
     * :meth:`claim`: best ``pending`` row of a court -> ``inflight``, ``attempts + 1``.
-    * :meth:`reschedule`: ``inflight`` -> ``pending`` with a new serialized request (a retry or a
-      redirect of the same row).
+    * :meth:`reschedule`: ``inflight`` -> ``pending`` for a retry or a redirect of the same row
+      (retry count, priority and current URL recorded; the stored request stays the original).
     * :meth:`finish`: ``inflight`` -> ``ok`` or ``error`` (with the reason).
     * :meth:`release_inflight`: ``inflight`` -> ``pending`` (on open: a crashed run's rows; on
       close: rows whose outcome never came).
@@ -224,9 +224,12 @@ class RequestStore(Protocol):
         url: str,
         priority: int,
         retries: int,
-        blob: bytes,
     ) -> bool:
-        """``inflight -> pending`` for a retry/redirect of the row; ``False`` if not inflight."""
+        """``inflight -> pending`` for a retry/redirect of the row; ``False`` if not inflight.
+
+        The stored request is not replaced: a resumed crawl re-sends the row's original request
+        (with ``retries`` as its retry count).
+        """
 
     def finish(
         self,
