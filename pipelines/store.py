@@ -350,12 +350,12 @@ class ItemStore:
         try:
             fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
             os.close(fd)
+            _secure_files(path)
         except OSError as exc:
             raise ItemStoreError(
                 f"cannot create item store {str(path)!r}: {exc.strerror}; the workspace "
-                "directory must exist and be writable (HARVEST_WORKSPACE)"
+                "directory must exist and be writable by this user (HARVEST_WORKSPACE)"
             ) from exc
-        _secure_files(path)
 
     @staticmethod
     def _connect(path: Path, target: str, *, uri: bool) -> sqlite3.Connection:
