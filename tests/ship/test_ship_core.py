@@ -356,3 +356,20 @@ def test_retry_policy_validates() -> None:
         RetryPolicy(max_attempts=0)
     with pytest.raises(ship.ConfigError, match="--backoff-cap"):
         RetryPolicy(backoff_cap=float("nan"))
+
+
+def test_progress_bar_on_a_terminal_and_plain_lines_otherwise() -> None:
+    import io
+
+    clock = Clock()
+    summary = Summary(total=200, created=40, unchanged=5, skipped=5)
+    bar = ship.Progress(io.StringIO(), total=200, tty=True, clock=clock)
+    clock.t += 10
+    text = bar.render(summary, clock())
+    assert text.startswith("[######..................] 50/200  25% 5.0/s ETA 00:00:30")
+    assert "shipped 40 unchanged 5 rejected 0 failed 0 skipped 5" in text
+    plain = ship.Progress(io.StringIO(), total=200, tty=False, interval=5, clock=clock)
+    clock.t += 10
+    plain(summary)
+    assert plain.stream.getvalue().startswith("progress: 50/200 (25%) 5.0/s ETA 00:00:30 |")
+    assert plain.stream.getvalue().endswith("\n")

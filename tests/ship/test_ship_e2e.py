@@ -318,3 +318,34 @@ def test_sigterm_stops_cleanly_and_the_next_run_finishes(
     assert rest.returncode == 0, rest.stderr
     assert len(fast.rows()) == 6
     assert os.path.exists(ws / "ship-log.jsonl")
+
+
+def test_posts_never_follow_redirects(tmp_path: Path, server: Any) -> None:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(308)
+            self.send_header("Location", f"{server.url}/items")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    thread = Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        ws = build_workspace(tmp_path / "ws", 2)
+        moved = f"http://127.0.0.1:{httpd.server_address[1]}"
+        result = run_ship(ws, "--endpoint", moved, *FAST)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert result.returncode == 78
+    assert "answered 308 (redirect to" in result.stderr
+    assert "POSTs are never redirected" in result.stderr
+    assert server.stats()["requests"] == 0  # the redirect target never saw the token or body

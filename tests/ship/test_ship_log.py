@@ -154,9 +154,12 @@ def test_the_lock_refuses_a_second_holder_naming_the_first(tmp_path: Path) -> No
         [
             sys.executable,
             "-c",
-            ("import sys, time; from pathlib import Path; import ship;"
-            "l = ship.WorkspaceLock(Path(sys.argv[1])); l.acquire(); print('held', flush=True);"
-            "time.sleep(30)"),
+            (
+                "import sys, time; from pathlib import Path; import ship;"
+                "lock = ship.WorkspaceLock(Path(sys.argv[1])); lock.acquire();"
+                "print('held', flush=True);"
+                "time.sleep(30)"
+            ),
             str(lock_path),
         ],
         stdout=subprocess.PIPE,
