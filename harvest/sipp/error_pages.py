@@ -32,36 +32,42 @@ SESSION_NOT_WARMED = "session not warmed: party labels missing"
 TRUNCATED = "truncated page"
 WRONG_CASE = "wrong case"
 
-_CHALLENGE_MARKERS = (
-    re.compile(r"<title>\s*Just a moment\.\.\.\s*</title>", re.IGNORECASE),
-    re.compile(r"/cdn-cgi/challenge-platform/", re.IGNORECASE),
-    re.compile(r"cf-browser-verification|cf_chl_opt|challenge-form", re.IGNORECASE),
-    re.compile(r"Checking your browser before accessing", re.IGNORECASE),
-    re.compile(r"g-recaptcha|grecaptcha|www\.google\.com/recaptcha", re.IGNORECASE),
-    re.compile(r"Enable JavaScript and cookies to continue", re.IGNORECASE),
+# Everything is matched on the lower-cased body; fixed markers are plain substring tests.
+# A WAF / Cloudflare browser check: these never appear on a SIPP page.
+_CHALLENGE_STRONG = (
+    "/cdn-cgi/challenge-platform/",
+    "cf-browser-verification",
+    "cf_chl_opt",
+    "checking your browser before accessing",
+    "enable javascript and cookies to continue",
 )
+_CHALLENGE_TITLE = re.compile(r"<title>\s*just a moment\.\.\.\s*</title>")
+# reCAPTCHA gates: only a challenge when the page has none of SIPP's own structure (a site may
+# embed a captcha in an otherwise good page).
+_CHALLENGE_WEAK = ("g-recaptcha", "grecaptcha", "google.com/recaptcha")
+_SIPP_MARKERS = ("tableperkaraall", "tableinfo", "infoperkara", "closeloading")
 # CodeIgniter's error templates (errors/error_db.php, error_php.php, error_general.php,
 # error_404.php) and the app's own messages.
-_DATABASE = re.compile(r"A Database Error Occurred", re.IGNORECASE)
-_PHP = re.compile(r"A PHP Error was encountered", re.IGNORECASE)
-_PARAMETER = re.compile(r"Parameter URL Not Setup Correctly", re.IGNORECASE)
-_GENERAL = re.compile(r"An Error Was Encountered", re.IGNORECASE)
-_PERKARA_NOT_FOUND = re.compile(r"ERROR\s+PERKARA\s+NOT\s+FOUND\s*!", re.IGNORECASE)
-_404 = re.compile(
-    r"<title>\s*404 Page Not Found\s*</title>|<h1>\s*404 Page Not Found", re.IGNORECASE
-)
-_PIHAK_NOT_FOUND = re.compile(r"Error,\s*Pihak\s+Not\s+Found", re.IGNORECASE)
-_LIST_TABLE = re.compile(r"""id\s*=\s*["']?tablePerkaraAll""", re.IGNORECASE)
-_DETAIL_TITLE = re.compile(r"INFORMASI\s+DETAIL\s+PERKARA", re.IGNORECASE)
-_HEADER_TABLE = re.compile(r"""<table[^>]*\bid\s*=\s*["']?tableinfo\b""", re.IGNORECASE)
-_HTML_END = re.compile(r"</html\s*>\s*$", re.IGNORECASE)
-_HTML_START = re.compile(r"^\s*(?:<!DOCTYPE[^>]*>\s*)?<html", re.IGNORECASE)
-_FRAGMENT_END = re.compile(r"closeLoading\(\)\s*;?\s*</script>\s*$", re.IGNORECASE)
+_DATABASE = "a database error occurred"
+_PHP = "a php error was encountered"
+_PARAMETER = "parameter url not setup correctly"
+_GENERAL = "an error was encountered"
+_PERKARA_NOT_FOUND = re.compile(r"error\s+perkara\s+not\s+found\s*!")
+_404 = re.compile(r"<title>\s*404 page not found\s*</title>|<h1>\s*404 page not found")
+_PIHAK_NOT_FOUND = re.compile(r"error,\s*pihak\s+not\s+found")
+_LIST_TABLE = re.compile(r"""id\s*=\s*["']?tableperkaraall""")
+_DETAIL_TITLE = re.compile(r"informasi\s+detail\s+perkara")
+_HEADER_TABLE = re.compile(r"""<table[^>]*\bid\s*=\s*["']?tableinfo\b""")
+_HTML_END = re.compile(r"</html\s*>\s*$")
+_HTML_START = re.compile(r"^\s*(?:<!doctype[^>]*>\s*)?<html")
+_FRAGMENT_END = re.compile(r"closeloading\(\)\s*;?\s*</script>\s*$")
 _HEADER_CASE = re.compile(
     r"""<table[^>]*\bid\s*=\s*["']?tableinfo\b.*?</tr>.*?<tr[^>]*>\s*<td[^>]*>(.*?)</td>""",
     re.IGNORECASE | re.DOTALL,
 )
 _TAGS = re.compile(r"<[^>]+>")
+#: How much of a body's end is searched for its closing tag / closeLoading script.
+_TAIL = 400
 
 
 def page_error(
@@ -92,44 +98,54 @@ def page_error(
     body = html.strip()
     if not body:
         return EMPTY_BODY
-    if any(marker.search(body) for marker in _CHALLENGE_MARKERS):
+    low = body.lower()
+    head, tail = low[:_TAIL], low[-_TAIL:]
+    if _challenge(low, head):
         return JS_CHALLENGE
-    if _DATABASE.search(body):
+    if _DATABASE in low:
         return DATABASE_ERROR
-    if _PHP.search(body):
+    if _PHP in low:
         return PHP_ERROR
-    if _PARAMETER.search(body):
+    if _PARAMETER in low:
         return PARAMETER_ERROR
-    if _404.search(body):
+    if _404.search(low):
         return NOT_FOUND_PAGE
-    if _GENERAL.search(body):
+    if _GENERAL in low:
         return APPLICATION_ERROR
-    if _PERKARA_NOT_FOUND.search(body):
+    if _PERKARA_NOT_FOUND.search(low):
         return PERKARA_NOT_FOUND
     if expect == "list":
-        return _list_error(body)
+        return _list_error(low, tail)
     if expect == "detail":
-        return _detail_error(body, case_number)
-    return _tab_error(body, party_labels_missing)
+        return _detail_error(body, low, tail, case_number)
+    return _tab_error(low, head, tail, party_labels_missing)
 
 
-def _list_error(body: str) -> str | None:
-    if not _LIST_TABLE.search(body):
-        return TRUNCATED if not _HTML_END.search(body) else NOT_A_LIST_PAGE
-    if not _HTML_END.search(body):
-        return TRUNCATED
-    return None
+def _challenge(low: str, head: str) -> bool:
+    if any(marker in low for marker in _CHALLENGE_STRONG) or _CHALLENGE_TITLE.search(head):
+        return True
+    if any(marker in low for marker in _CHALLENGE_WEAK):
+        return not any(marker in low for marker in _SIPP_MARKERS)
+    return False
 
 
-def _detail_error(body: str, case_number: str | None) -> str | None:
-    is_detail = bool(_DETAIL_TITLE.search(body) or _HEADER_TABLE.search(body))
-    if not is_detail:
-        if _LIST_TABLE.search(body):
+def _list_error(low: str, tail: str) -> str | None:
+    complete = bool(_HTML_END.search(tail))
+    if not _LIST_TABLE.search(low):
+        return NOT_A_LIST_PAGE if complete else TRUNCATED
+    return None if complete else TRUNCATED
+
+
+def _detail_error(body: str, low: str, tail: str, case_number: str | None) -> str | None:
+    complete = bool(_HTML_END.search(tail))
+    has_header = bool(_HEADER_TABLE.search(low))
+    if not (has_header or _DETAIL_TITLE.search(low)):
+        if _LIST_TABLE.search(low):
             return LIST_INSTEAD_OF_DETAIL
-        return TRUNCATED if not _HTML_END.search(body) else NOT_A_DETAIL_PAGE
-    if not _HTML_END.search(body):
+        return NOT_A_DETAIL_PAGE if complete else TRUNCATED
+    if not complete:
         return TRUNCATED
-    if not _HEADER_TABLE.search(body):
+    if not has_header:
         return NOT_A_DETAIL_PAGE
     if case_number is not None:
         m = _HEADER_CASE.search(body)
@@ -139,11 +155,11 @@ def _detail_error(body: str, case_number: str | None) -> str | None:
     return None
 
 
-def _tab_error(body: str, party_labels_missing: bool) -> str | None:
-    if _HTML_START.search(body) or _LIST_TABLE.search(body) or _DETAIL_TITLE.search(body):
+def _tab_error(low: str, head: str, tail: str, party_labels_missing: bool) -> str | None:
+    if _HTML_START.search(head) or _LIST_TABLE.search(low) or _DETAIL_TITLE.search(low):
         return LIST_INSTEAD_OF_TAB
-    if not party_labels_missing and _PIHAK_NOT_FOUND.search(body):
+    if not party_labels_missing and _PIHAK_NOT_FOUND.search(low):
         return SESSION_NOT_WARMED
-    if not _FRAGMENT_END.search(body):
+    if not _FRAGMENT_END.search(tail):
         return TRUNCATED
     return None

@@ -34,12 +34,22 @@ def parse_html(html: str, page: str) -> Element:
         raise ParseError(f"{page}: HTML could not be parsed ({e})") from e
 
 
+_XPATHS: dict[str, Any] = {}
+
+
+def _compiled(path: str) -> Any:
+    xp = _XPATHS.get(path)
+    if xp is None:
+        xp = _XPATHS[path] = lxml.etree.XPath(path)
+    return xp
+
+
 def xpath_elements(node: Element, path: str) -> list[Element]:
     """Elements matched by ``path`` under ``node`` (attribute/text results are dropped)."""
-    result = node.xpath(path)
+    result = _compiled(path)(node)
     if not isinstance(result, list):
         return []
-    return [el for el in result if isinstance(el, lxml.html.HtmlElement)]
+    return [el for el in result if isinstance(el, lxml.etree.ElementBase)]
 
 
 def first(node: Element, path: str) -> Element | None:
@@ -47,20 +57,20 @@ def first(node: Element, path: str) -> Element | None:
     return found[0] if found else None
 
 
-def xpath_strings(node: Element, path: str) -> list[str]:
-    result = node.xpath(path)
-    if not isinstance(result, list):
-        return [str(result)]
-    return [str(x) for x in result]
-
-
 def rows(table: Element) -> list[Element]:
-    """The table's own rows (not those of tables nested in its cells)."""
-    return xpath_elements(table, "./tr | ./tbody/tr | ./thead/tr | ./tfoot/tr")
+    """The table's own rows (``./tr``, ``./tbody/tr``...; never those of nested tables)."""
+    out: list[Element] = []
+    for child in table.iterchildren("tr", "tbody", "thead", "tfoot"):
+        if child.tag == "tr":
+            out.append(child)
+        else:
+            out.extend(child.iterchildren("tr"))
+    return out
 
 
 def cells(row: Element) -> list[Element]:
-    return xpath_elements(row, "./td | ./th")
+    """The row's own ``td``/``th`` cells."""
+    return list(row.iterchildren("td", "th"))
 
 
 def raw_text(el: Element) -> str:

@@ -114,3 +114,17 @@ def test_other_pages_are_not_lists_or_details():
 def test_expect_is_checked():
     with pytest.raises(ValueError, match="expect must be"):
         page_error("<html></html>", expect="page")
+
+
+def test_recaptcha_is_a_challenge_only_without_sipp_structure(real_list_html):
+    gate = (
+        "<html><head><title>Access check</title></head><body><div class='g-recaptcha' "
+        "data-sitekey='x'></div></body></html>"
+    )
+    assert page_error(gate, expect="list") == "js challenge"
+    assert page_error(gate, expect="tab") == "js challenge"
+    # a court that embeds a captcha in its search form still serves good list pages
+    with_captcha = real_list_html.replace(
+        "<span></span>", "<span class='g-recaptcha' data-sitekey='x'></span>"
+    )
+    assert page_error(with_captcha, expect="list") is None
