@@ -1,0 +1,260 @@
+"""HarvestScheduler without a reactor: engine contract, dedupe, groups, transitions, outcomes."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse
+from scrapy.utils.request import RequestFingerprinter
+from twisted.python.failure import Failure
+
+from extensions.config import ConfigError, SchedulerConfig
+from extensions.scheduler import META_PARENT, META_RID, HarvestScheduler
+from extensions.store import CrawlLocked
+
+from .conftest import StatsStub, UnitSpider, req
+
+
+def make(ws: Path, spider: UnitSpider | None = None) -> tuple[HarvestScheduler, StatsStub]:
+    stats = StatsStub()
+    s = HarvestScheduler(
+        config=SchedulerConfig(workspace=str(ws)),
+        stats=stats,  # type: ignore[arg-type]
+        fingerprint=RequestFingerprinter().fingerprint,
+    )
+    s.open(spider or UnitSpider())
+    return s, stats
+
+
+def rows(ws: Path) -> list[tuple[Any, ...]]:
+    db = sqlite3.connect(ws / "state.sqlite")
+    try:
+        return db.execute(
+            "SELECT key, kind, court, status, attempts FROM requests ORDER BY id"
+        ).fetchall()
+    finally:
+        db.close()
+
+
+def respond(request: Request, status: int = 200) -> HtmlResponse:
+    return HtmlResponse(request.url, status=status, body=b"<html></html>", request=request)
+
+
+def test_new_keys_are_rows_and_known_keys_are_duplicates(ws: Path) -> None:
+    s, stats = make(ws)
+    assert s.enqueue_request(req("case|c1|1"))
+    assert not s.enqueue_request(req("case|c1|1", dont_filter=True))  # seeds re-yielded
+    assert s.enqueue_request(req(None, "http://127.0.0.1/a?b=2&a=1"))
+    assert not s.enqueue_request(req(None, "http://127.0.0.1/a?a=1&b=2#frag"))  # same fingerprint
+    assert len(s) == 2
+    assert s.has_pending_requests()
+    got = rows(ws)
+    assert got[0] == ("case|c1|1", "case", "c1", "pending", 0)
+    assert got[1][0].startswith("other|c1|")
+    assert got[1][1:3] == ("other", "c1")
+    assert stats.values["harvest/scheduler/duplicate"] == 2
+    assert stats.values["scheduler/enqueued"] == 2
+
+
+def test_next_request_rebuilds_the_request_in_priority_order(ws: Path) -> None:
+    s, stats = make(ws)
+    s.enqueue_request(req("list|c1|all|1", priority=0))
+    s.enqueue_request(req("case|c1|1", priority=10, meta={"x": [1, 2]}))
+    s.enqueue_request(req("tab|c1|1|a", priority=20))
+    first = s.next_request()
+    assert first is not None
+    assert first.meta["harvest_key"] == "tab|c1|1|a"
+    assert isinstance(first.meta[META_RID], int)
+    assert first.callback is not None
+    assert first.callback.__name__ == "parse_case"
+    second = s.next_request()
+    assert second is not None
+    assert second.meta["x"] == [1, 2]
+    assert stats.values["scheduler/dequeued"] == 2
+    assert [r[3] for r in rows(ws)] == ["pending", "inflight", "inflight"]
+
+
+def test_one_request_of_a_group_in_flight(ws: Path) -> None:
+    s, _ = make(ws)
+    s.enqueue_request(req("tab|c1|1|a", priority=20, meta={"harvest_group": "g1"}))
+    s.enqueue_request(req("tab|c1|1|b", priority=20, meta={"harvest_group": "g1"}))
+    s.enqueue_request(req("case|c1|2", priority=10, meta={"harvest_group": "g2"}))
+    a = s.next_request()
+    assert a is not None
+    assert a.meta["harvest_key"] == "tab|c1|1|a"
+    nxt = s.next_request()
+    assert nxt is not None
+    assert nxt.meta["harvest_key"] == "case|c1|2"
+    assert s.next_request() is None
+    assert s.has_pending_requests()
+    rid = s.output_started(respond(a))
+    assert rid is not None
+    s.output_done(rid)
+    b = s.next_request()
+    assert b is not None
+    assert b.meta["harvest_key"] == "tab|c1|1|b"
+
+
+def test_retry_is_a_transition_of_the_row(ws: Path) -> None:
+    s, stats = make(ws)
+    s.enqueue_request(req("case|c1|1", meta={"harvest_group": "g"}))
+    s.enqueue_request(req("case|c1|2", meta={"harvest_group": "g"}, priority=-5))
+    first = s.next_request()
+    assert first is not None
+    retry = first.copy()
+    retry.meta["retry_times"] = 1
+    retry.dont_filter = True
+    assert s.enqueue_request(retry)
+    assert rows(ws)[0][3] == "pending"
+    assert len(rows(ws)) == 2
+    again = s.next_request()  # the group stays reserved for the retried row
+    assert again is not None
+    assert again.meta["harvest_key"] == "case|c1|1"
+    assert again.meta["retry_times"] == 1
+    assert rows(ws)[0][4] == 2
+    assert stats.values["harvest/scheduler/retried"] == 1
+
+
+def test_redirect_is_followed_in_run_and_restarts_from_the_original_after_a_crash(
+    ws: Path,
+) -> None:
+    s, _ = make(ws)
+    s.enqueue_request(req("case|c1|1", "http://127.0.0.1/show/tok"))
+    first = s.next_request()
+    assert first is not None
+    target = first.replace(url="http://127.0.0.1/detail")
+    target.meta["redirect_urls"] = [first.url]
+    assert s.enqueue_request(target)
+    followed = s.next_request()
+    assert followed is not None
+    assert followed.url == "http://127.0.0.1/detail"
+    # a retry of the redirect target restarts the chain from the original request
+    retry = followed.copy()
+    retry.meta["retry_times"] = 1
+    assert s.enqueue_request(retry)
+    restarted = s.next_request()
+    assert restarted is not None
+    assert restarted.url == "http://127.0.0.1/show/tok"
+    assert restarted.meta["retry_times"] == 1
+    assert "redirect_urls" not in restarted.meta
+    # crash: the process dies with the row in flight; the next run resends the original
+    s.store.release_crawl_lock()
+    s2, stats2 = make(ws)
+    resent = s2.next_request()
+    assert resent is not None
+    assert resent.url == "http://127.0.0.1/show/tok"
+    assert resent.meta["retry_times"] == 1
+    assert stats2.values["harvest/scheduler/released"] == 1
+
+
+def test_ok_only_after_children_committed_and_items_stored(ws: Path) -> None:
+    s, _ = make(ws)
+    s.enqueue_request(req("case|c1|1"))
+    parent = s.next_request()
+    assert parent is not None
+    response = respond(parent)
+    rid = s.output_started(response)
+    assert rid is not None
+    child = req("tab|c1|1|a")
+    child.meta[META_RID] = rid  # copied meta must not make it a re-dispatch of the parent
+    s.output_request(rid, child)
+    s.output_item(rid)
+    s.output_done(rid)
+    assert rows(ws)[0][3] == "inflight"
+    assert s.enqueue_request(child)
+    assert META_PARENT not in child.meta
+    assert rows(ws)[0][3] == "inflight"
+    assert rows(ws)[1][:4] == (
+        "tab|c1|1|a",
+        "tab",
+        "c1",
+        "pending",
+    )
+    s._item_scraped({"x": 1}, response)
+    assert rows(ws)[0][3] == "ok"
+
+
+def test_item_error_and_callback_error_keep_the_reason(ws: Path) -> None:
+    s, _ = make(ws)
+    s.enqueue_request(req("case|c1|1"))
+    s.enqueue_request(req("case|c1|2"))
+    a, b = s.next_request(), s.next_request()
+    assert a is not None
+    assert b is not None
+    ra = s.output_started(respond(a))
+    assert ra is not None
+    s.output_item(ra)
+    s.output_done(ra)
+    s._item_error({}, respond(a), Failure(ValueError("disk full")))
+    rb = s.output_started(respond(b))
+    assert rb is not None
+    s.output_failed(rb, KeyError("tabs"))
+    errors = dict(
+        sqlite3.connect(ws / "state.sqlite").execute(
+            "SELECT key, last_error FROM requests WHERE status = 'error'"
+        )
+    )
+    assert errors == {
+        "case|c1|1": "item not stored: ValueError: disk full",
+        "case|c1|2": "KeyError: 'tabs'",
+    }
+
+
+def test_fail_strips_credentials(ws: Path) -> None:
+    s, _ = make(ws)
+    s.enqueue_request(req("case|c1|1"))
+    r = s.next_request()
+    assert r is not None
+    s.fail(r, "TunnelError: proxy http://user:s3cret@proxy:8080 refused, token=abc123")
+    (reason,) = (
+        sqlite3.connect(ws / "state.sqlite").execute("SELECT last_error FROM requests").fetchone()
+    )
+    assert "s3cret" not in reason
+    assert "abc123" not in reason
+    assert reason == "TunnelError: proxy http://proxy:8080 refused, token=***"
+
+
+def test_unserializable_request_fails_loudly(ws: Path, caplog: pytest.LogCaptureFixture) -> None:
+    s, stats = make(ws)
+    bad = Request("http://127.0.0.1/x", callback=lambda r: None, meta={"harvest_key": "case|c1|1"})
+    assert not s.enqueue_request(bad)
+    assert stats.values["harvest/scheduler/unserializable"] == 1
+    assert "must be methods of the spider" in caplog.text
+    assert rows(ws) == []
+    assert s.next_request() is None
+
+
+def test_close_releases_in_flight_and_records_the_run(ws: Path) -> None:
+    s, _ = make(ws)
+    s.enqueue_request(req("case|c1|1"))
+    assert s.next_request() is not None
+    s.close("shutdown")
+    db = sqlite3.connect(ws / "state.sqlite")
+    assert db.execute("SELECT status FROM requests").fetchall() == [("pending",)]
+    assert db.execute("SELECT close_reason, ended_at IS NOT NULL FROM runs").fetchall() == [
+        ("shutdown", 1)
+    ]
+    s2, _ = make(ws)  # lock released by close
+    assert len(s2) == 1
+
+
+def test_second_scheduler_of_the_court_refuses(ws: Path) -> None:
+    make(ws)
+    with pytest.raises(CrawlLocked, match="already being crawled"):
+        make(ws)
+    other = UnitSpider()
+    other.court_id = "c2"
+    make(ws, other)  # another court on the same workspace is fine
+
+
+def test_config_validates() -> None:
+    with pytest.raises(ConfigError, match="HARVEST_STATE_SYNCHRONOUS"):
+        SchedulerConfig(workspace="/x", synchronous="OFF")
+    with pytest.raises(ConfigError, match="HARVEST_STATE_BUSY_TIMEOUT"):
+        SchedulerConfig(workspace="/x", busy_timeout=0)
+    with pytest.raises(ConfigError, match="cannot be imported"):
+        SchedulerConfig(workspace="/x", store="nowhere.Store")

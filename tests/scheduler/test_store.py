@@ -1,0 +1,296 @@
+"""The request-state store contract, run against the SQLite store (close-and-reopen included)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from extensions.sqlite_store import SCHEMA_VERSION, SqliteRequestStore
+from extensions.store import (
+    CrawlLocked,
+    ErrorFilter,
+    Exchange,
+    NewRequest,
+    RunInfo,
+    StateError,
+    Status,
+    kind_and_court,
+)
+
+RUN = RunInfo(court="c1", spider="s", pid=os.getpid(), host="h", job="job-7", started_at="t0")
+
+
+def new(key: str, *, group: str | None = None, priority: int = 0, court: str = "c1") -> NewRequest:
+    kind = key.split("|", 1)[0]
+    return NewRequest(
+        key=key,
+        kind=kind,
+        court=court,
+        group=group,
+        priority=priority,
+        method="GET",
+        url=f"http://127.0.0.1/{key}",
+        blob=key.encode(),
+    )
+
+
+class StoreContract:
+    """Behaviour every RequestStore must have; subclasses say how to open one."""
+
+    def open(self, path: Path) -> SqliteRequestStore:
+        raise NotImplementedError
+
+    reopens = True
+
+    @pytest.fixture
+    def db(self, tmp_path: Path) -> Path:
+        return tmp_path / "state.sqlite"
+
+    def test_add_dedupes_on_key(self, db: Path) -> None:
+        s = self.open(db)
+        first = s.add(new("case|c1|1"), 1)
+        assert isinstance(first, int)
+        assert s.add(new("case|c1|1"), 1) is None
+        assert s.count() == 1
+        assert s.count(status=Status.PENDING) == 1
+
+    def test_claim_order_is_priority_then_oldest(self, db: Path) -> None:
+        s = self.open(db)
+        s.add(new("list|c1|a|1", priority=0), 1)
+        s.add(new("case|c1|1", priority=10), 1)
+        s.add(new("tab|c1|1|x", priority=20), 1)
+        s.add(new("case|c1|2", priority=10), 1)
+        keys = []
+        while (c := s.claim("c1", 1, busy_groups=[], held=[])) is not None:
+            keys.append(c.key)
+            assert c.attempts == 1
+        assert keys == ["tab|c1|1|x", "case|c1|1", "case|c1|2", "list|c1|a|1"]
+        assert s.count(status=Status.INFLIGHT) == 4
+        assert not s.has_pending("c1")
+
+    def test_claim_skips_busy_groups_unless_held(self, db: Path) -> None:
+        s = self.open(db)
+        a = s.add(new("tab|c1|1|a", group="g1", priority=20), 1)
+        s.add(new("tab|c1|2|a", group="g2", priority=10), 1)
+        c = s.claim("c1", 1, busy_groups=["g1"], held=[])
+        assert c is not None
+        assert c.key == "tab|c1|2|a"
+        assert s.claim("c1", 1, busy_groups=["g1", "g2"], held=[]) is None
+        assert s.has_pending("c1")  # waiting for its group, still pending
+        c = s.claim("c1", 1, busy_groups=["g1", "g2"], held=[a or 0])
+        assert c is not None
+        assert c.key == "tab|c1|1|a"
+        assert c.group == "g1"
+
+    def test_claim_only_takes_rows_of_the_court(self, db: Path) -> None:
+        s = self.open(db)
+        s.add(new("case|c2|1", court="c2"), 1)
+        assert s.claim("c1", 1, busy_groups=[], held=[]) is None
+        assert s.has_pending("c2")
+        assert not s.has_pending("c1")
+
+    def test_finish_records_outcome_once(self, db: Path) -> None:
+        s = self.open(db)
+        rid = s.add(new("case|c1|1"), 1)
+        assert rid is not None
+        assert not s.finish(rid, 1, ok=False, reason="x")  # not inflight yet
+        s.claim("c1", 1, busy_groups=[], held=[])
+        assert s.finish(rid, 1, ok=False, reason="HTTP 503", http_status=503)
+        assert not s.finish(rid, 1, ok=True)  # first outcome wins
+        report = s.status_report()
+        assert report.latest_errors[0]["last_error"] == "HTTP 503"
+        assert report.latest_errors[0]["last_status"] == 503
+
+    def test_reschedule_is_a_transition_of_the_same_row(self, db: Path) -> None:
+        s = self.open(db)
+        rid = s.add(new("case|c1|1", priority=10), 1)
+        assert rid is not None
+        s.claim("c1", 1, busy_groups=[], held=[])
+        assert s.reschedule(rid, 1, event="retry", url="http://127.0.0.1/b", priority=9, retries=1)
+        assert s.count() == 1
+        c = s.claim("c1", 1, busy_groups=[], held=[])
+        assert c is not None
+        assert (c.id, c.attempts, c.retries, c.blob) == (rid, 2, 1, b"case|c1|1")
+        assert not s.reschedule(rid + 1, 1, event="retry", url="u", priority=0, retries=1)
+
+    def test_release_inflight_by_court_and_by_ids(self, db: Path) -> None:
+        s = self.open(db)
+        ids = [s.add(new(f"case|c1|{i}"), 1) for i in range(3)]
+        other = s.add(new("case|c2|1", court="c2"), 1)
+        for _ in range(3):
+            s.claim("c1", 1, busy_groups=[], held=[])
+        s.claim("c2", 1, busy_groups=[], held=[])
+        assert s.release_inflight("c1", 2, ids=[ids[0] or 0], why="close") == 1
+        assert s.release_inflight("c1", 2, why="open") == 2
+        assert s.count(court="c1", status=Status.PENDING) == 3
+        assert s.count(court="c2", status=Status.INFLIGHT) == 1
+        assert other is not None
+
+    def test_requeue_filters_and_counts(self, db: Path) -> None:
+        s = self.open(db)
+        rows = {
+            "tab|c1|1|a": "HTTP 500",
+            "tab|c1|2|a": "unavailable: route broken",
+            "case|c1|3": "HTTP 500",
+            "case|c2|4": "DownloadTimeoutError: took longer than 5 seconds",
+        }
+        for key, reason in rows.items():
+            court = key.split("|")[1]
+            rid = s.add(new(key, court=court), 1)
+            assert rid is not None
+            s.claim(court, 1, busy_groups=[], held=[])
+            s.finish(rid, 1, ok=False, reason=reason)
+        assert s.requeue(ErrorFilter(kind="tab"), dry_run=True) == 2
+        assert s.count(status=Status.ERROR) == 4  # dry run changed nothing
+        assert s.requeue(ErrorFilter(reason="http 5", court="c1")) == 2
+        assert s.requeue(ErrorFilter(older_than="2000-01-01T00:00:00.000Z")) == 0
+        assert s.requeue(ErrorFilter(older_than="2999-01-01T00:00:00.000Z")) == 2
+        assert s.count(status=Status.PENDING) == 4
+        c = s.claim("c1", 1, busy_groups=[], held=[])
+        assert c is not None
+        assert c.attempts == 2
+        assert c.retries == 0
+
+    def test_status_report(self, db: Path) -> None:
+        s = self.open(db)
+        run_id, killed = s.start_run(RUN)
+        assert killed == []
+        for i in range(5):
+            s.add(new(f"case|c1|{i}"), run_id)
+        s.add(new("tab|c1|0|a"), run_id)
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        s.finish(c.id, run_id, ok=False, reason="HTTP 404", http_status=404)
+        s.log_exchange(run_id, Exchange(c.id, "GET", "u", "u", 404, "response", 10, 1.5))
+        report = s.status_report(limit=3)
+        assert report.totals() == {"pending": 5, "inflight": 0, "ok": 0, "error": 1}
+        assert {(r["kind"], r["status"], r["count"]) for r in report.counts} == {
+            ("case", "pending", 4),
+            ("tab", "pending", 1),
+            ("case", "error", 1),
+        }
+        assert len(report.oldest_pending) == 3
+        assert [e["key"] for e in report.latest_errors] == [c.key]
+        assert report.runs[0]["job"] == "job-7"
+        assert report.runs[0]["ended_at"] is None
+        assert s.status_report(court="nope").totals() == dict.fromkeys(
+            ["pending", "inflight", "ok", "error"], 0
+        )
+
+
+class TestSqliteStore(StoreContract):
+    def open(self, path: Path) -> SqliteRequestStore:
+        return SqliteRequestStore.open(path)
+
+    def test_close_and_reopen_keeps_everything(self, db: Path) -> None:
+        s = self.open(db)
+        run_id, _ = s.start_run(RUN)
+        a = s.add(new("case|c1|1", group="g"), run_id)
+        s.add(new("case|c1|2"), run_id)
+        s.claim("c1", run_id, busy_groups=[], held=[])
+        s.close()
+        s = self.open(db)
+        assert s.add(new("case|c1|1"), run_id) is None  # dedupe survives
+        assert s.count(status=Status.INFLIGHT) == 1
+        assert s.release_inflight("c1", run_id, why="open") == 1
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        assert c.id == a
+        assert c.attempts == 2
+        events = sqlite3.connect(db).execute(
+            "SELECT event FROM events WHERE request_id = ? ORDER BY id", (a,)
+        )
+        assert [e for (e,) in events] == ["enqueued", "dispatched", "released", "dispatched"]
+
+    def test_files_are_private_and_wal(self, db: Path) -> None:
+        s = self.open(db)
+        s.add(new("case|c1|1"), 1)
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(f"{db}{suffix}")
+            if p.exists():
+                assert stat.S_IMODE(p.stat().st_mode) == 0o600
+        assert sqlite3.connect(db).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+    def test_damaged_file_is_a_clear_error(self, db: Path) -> None:
+        db.write_bytes(b"this is not a database" * 100)
+        with pytest.raises(StateError, match="damaged or not a harvest state database"):
+            self.open(db)
+        assert db.read_bytes().startswith(b"this is not")  # nothing overwritten
+
+    def test_other_schema_version_is_refused(self, db: Path) -> None:
+        self.open(db).close()
+        sqlite3.connect(db).execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        with pytest.raises(StateError, match="schema version"):
+            self.open(db)
+
+    def test_readonly_without_state_is_a_clear_error(self, db: Path) -> None:
+        with pytest.raises(StateError, match="nothing has been crawled"):
+            SqliteRequestStore.open(db, readonly=True)
+        assert not db.exists()
+
+    def test_crawl_lock_refuses_a_live_holder_and_names_it(self, db: Path) -> None:
+        s1 = self.open(db)
+        s1.acquire_crawl_lock(RUN)
+        s1.start_run(RUN)
+        s2 = self.open(db)
+        with pytest.raises(CrawlLocked) as info:
+            s2.acquire_crawl_lock(RUN)
+        message = str(info.value)
+        assert f"pid {os.getpid()}" in message
+        assert "host h" in message
+        assert "job job-7" in message
+        assert "started_at t0" in message
+        other = RunInfo(**{**RUN.__dict__, "court": "c2"})
+        s2.acquire_crawl_lock(other)  # another court crawls concurrently
+        s1.close()
+        s2.release_crawl_lock()
+        s2.acquire_crawl_lock(RUN)  # released on close
+
+    def test_dead_holder_is_taken_over(self, db: Path, tmp_path: Path) -> None:
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                (
+                    "import os, sys, time\n"
+                    "from pathlib import Path\n"
+                    "from extensions.sqlite_store import SqliteRequestStore\n"
+                    "from extensions.store import RunInfo\n"
+                    f"s = SqliteRequestStore.open(Path({str(db)!r}))\n"
+                    "run = RunInfo('c1', 's', os.getpid(), 'h', None, 't')\n"
+                    "s.acquire_crawl_lock(run); s.start_run(run)\n"
+                    "print('locked', flush=True); time.sleep(60)\n"
+                ),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "locked"
+        s = self.open(db)
+        with pytest.raises(CrawlLocked, match=f"pid {holder.pid}"):
+            s.acquire_crawl_lock(RUN)
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+        holder.stdout.close()
+        s.acquire_crawl_lock(RUN)
+        run_id, killed = s.start_run(RUN)
+        assert killed == [1]
+        assert run_id == 2
+        report = s.status_report()
+        assert [(r["id"], r["close_reason"]) for r in report.runs] == [(2, None), (1, "killed")]
+
+
+def test_kind_and_court() -> None:
+    assert kind_and_court("tab|pn-x|1/Pid.B/2024/PN X|saksi") == ("tab", "pn-x")
+    assert kind_and_court("list|pn-x|all|3") == ("list", "pn-x")
+    assert kind_and_court("other|pn-x|abc") is None
+    assert kind_and_court("something") is None
