@@ -125,13 +125,6 @@ def _collect(el: Element, out: list[str], *, breaks: bool) -> None:
         out.append(el.tail)
 
 
-def inner_html(el: Element) -> str:
-    """The markup inside ``el`` (its text, children and their tails), as the page had it."""
-    parts = [el.text or ""]
-    parts.extend(lxml.html.tostring(child, encoding="unicode") for child in el)
-    return "".join(parts)
-
-
 def long_text(el: Element | None) -> str | None:
     """A long text cell (Petitum, Dakwaan, Isi Tuntutan, Amar Putusan) as clean text.
 
