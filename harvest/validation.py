@@ -23,9 +23,8 @@ from scrapy.downloadermiddlewares.retry import get_retry_request
 from scrapy.http import TextResponse
 
 from harvest.errors import ErrorPageServed, PageError, WrongCase
-from harvest.identity import normalise_case_number
 from harvest.sessions import META_FORCE_WARM, META_IS_WARMUP
-from harvest.sipp import ParseError, page_error, parse_detail_page
+from harvest.sipp import page_error
 
 if TYPE_CHECKING:
     from typing import Self
@@ -44,31 +43,38 @@ META_CASE = "sipp_case"
 META_PAGE_ERROR = "harvest_page_error"
 META_PAGE_ERROR_KIND = "harvest_page_error_kind"
 
+#: Request meta: the case's detail page shows "Error, Pihak Not Found!!!" as party labels.
+META_LABELS_MISSING = "sipp_party_labels_missing"
+#: Reasons meaning another page than the one asked for was served (the session's fault).
+_WRONG_CASE_REASONS = ("list page instead of", "wrong case", "full page instead of")
 #: Reasons caused by the session (retry in a freshly warmed session).
-_SESSION_REASONS = ("session", "list page instead of detail", "wrong case")
+_SESSION_REASONS = ("session", *_WRONG_CASE_REASONS)
 
 
-def judge(response: Response, expect: str, case_number: str | None) -> tuple[str, str] | None:
+def judge(
+    response: Response,
+    expect: str,
+    case_number: str | None,
+    *,
+    party_labels_missing: bool = False,
+) -> tuple[str, str] | None:
     """Why ``response`` is not the page we asked for, as ``(kind, reason)``, or ``None``.
 
-    ``kind`` is ``"error-page"`` or ``"wrong-case"``. Pure: no I/O, no state.
+    ``kind`` is ``"error-page"`` or ``"wrong-case"``. ``party_labels_missing`` says the case's
+    own detail page showed ``Error, Pihak Not Found!!!`` as a label (every PA court): then the
+    same text in its tab fragments is the court's data, not a cold session. Pure: no I/O.
     """
     if not isinstance(response, TextResponse):
         return ("error-page", f"not an HTML page ({response.headers.get('Content-Type', b'')!r})")
-    text = response.text
-    reason = page_error(text, expect=expect)
-    if reason is not None:
-        kind = "wrong-case" if reason == "list page instead of detail" else "error-page"
-        return (kind, reason)
-    if expect == "detail" and case_number:
-        try:
-            detail = parse_detail_page(text, response.url)
-        except ParseError as exc:
-            return ("error-page", f"malformed detail page: {exc}")
-        got = normalise_case_number(detail.nomor_perkara)
-        if got != case_number:
-            return ("wrong-case", f"wrong case: page shows {got!r}")
-    return None
+    reason = page_error(
+        response.text,
+        expect=expect,
+        case_number=case_number,
+        party_labels_missing=party_labels_missing,
+    )
+    if reason is None:
+        return None
+    return ("wrong-case" if reason.startswith(_WRONG_CASE_REASONS) else "error-page", reason)
 
 
 class SippValidationMiddleware:
@@ -85,7 +91,12 @@ class SippValidationMiddleware:
         expect = request.meta.get(META_EXPECT)
         if not expect or request.meta.get(META_IS_WARMUP) or response.status != 200:
             return response
-        verdict = judge(response, expect, request.meta.get(META_CASE))
+        verdict = judge(
+            response,
+            expect,
+            request.meta.get(META_CASE),
+            party_labels_missing=bool(request.meta.get(META_LABELS_MISSING)),
+        )
         if verdict is None:
             return response
         kind, reason = verdict

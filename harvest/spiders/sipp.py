@@ -23,7 +23,12 @@ from harvest.sessions import META_FULL_PAGE, META_NEEDS_WARM, META_WARMUP_URL
 from harvest.sipp import ListRow, parse_detail_page, parse_list_page, parse_tab
 from harvest.sipp import case_part_data as build_case_part_data
 from harvest.spider_args import ALL_CASES, SippArgs
-from harvest.validation import META_CASE, META_EXPECT, raise_for_page_error
+from harvest.validation import (
+    META_CASE,
+    META_EXPECT,
+    META_LABELS_MISSING,
+    raise_for_page_error,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +143,9 @@ class SippSpider(Spider):
         )
         for tab in detail.tabs:
             if tab.available and self.args.wants_tab(tab.slug):
-                yield self._tab_request(raw_number, tab.slug, tab.url)
+                yield self._tab_request(
+                    raw_number, tab.slug, tab.url, labels_missing=detail.party_labels_missing
+                )
 
     def parse_tab(self, response: Response) -> Iterator[CasePart]:
         raise_for_page_error(response)
@@ -190,7 +197,9 @@ class SippSpider(Spider):
             },
         )
 
-    def _tab_request(self, raw_number: str, slug: str, url: str) -> Request:
+    def _tab_request(
+        self, raw_number: str, slug: str, url: str, *, labels_missing: bool
+    ) -> Request:
         number = identity.normalise_case_number(raw_number)
         group = identity.case_group(self.court_id, number)
         return Request(
@@ -205,6 +214,7 @@ class SippSpider(Spider):
                 META_EXPECT: "tab",
                 META_NEEDS_WARM: True,
                 META_WARMUP_URL: self.base_url,
+                META_LABELS_MISSING: labels_missing,
                 "sipp_case_raw": raw_number,
                 "sipp_tab": slug,
             },

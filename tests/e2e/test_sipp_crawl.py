@@ -89,3 +89,17 @@ def test_faults_are_recorded_then_requeue_and_resume_complete_every_case(tmp_pat
     assert mismatches(harvested(workspace), truth) == {}
     statuses = dict(state_query(workspace, "SELECT status, COUNT(*) FROM requests GROUP BY 1"))
     assert set(statuses) == {"ok"}, statuses
+
+
+def test_a_pa_court_with_disamarkan_names_and_missing_labels_equals_the_truth(
+    tmp_path: Path,
+) -> None:
+    # PA courts show "Error, Pihak Not Found!!!" as their real party labels, on full pages and
+    # in tab fragments: that must not be mistaken for a cold session
+    with running_replica(cases=60, seed=13, variant="pa", court_id="pa-replika") as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        result = crawl(replica.url, "pa-replika", tmp_path / "ws")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert any("Disamarkan" in str(doc) for doc in truth.values())
+    assert mismatches(harvested(tmp_path / "ws"), truth) == {}
+    assert not state_query(tmp_path / "ws", "SELECT key FROM requests WHERE status = 'error'")
