@@ -1130,7 +1130,7 @@ class _Shipper:
                 retry_in_ms=int(wait * 1000),
             )
             self.summary.retries += 1
-            logger.info(
+            logger.debug(
                 "retrying %s in %.2fs (attempt %d: %s)",
                 key,
                 wait,
@@ -1297,7 +1297,8 @@ class Progress:
         rate = done / elapsed
         counts = (
             f"shipped {summary.shipped} unchanged {summary.unchanged} rejected "
-            f"{summary.rejected} failed {summary.failed} skipped {summary.skipped}"
+            f"{summary.rejected} failed {summary.failed} skipped {summary.skipped} "
+            f"retries {summary.retries}"
         )
         if not self.total:
             return f"{done} documents {rate:.1f}/s | {counts}"
