@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--live-max", type=int, default=1000, help="stop registering after this many")
     p.add_argument("--access-log", action="store_true", help="print each request to stderr")
+    p.add_argument(
+        "--no-gzip",
+        action="store_true",
+        help="never gzip responses (default: gzip when the client sends Accept-Encoding: gzip)",
+    )
     return p
 
 
@@ -103,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         live_interval=args.live_interval if args.live else 0.0,
         live_max=args.live_max,
         access_log=args.access_log,
+        gzip=not args.no_gzip,
     )
     replica = Replica(site, FaultPicker(faults, args.fault_seed), Challenge(codec), options)
     print(

@@ -168,6 +168,10 @@ class CourtData:
     def alur_id(self, index: int) -> int:
         return self._alur_ids[index]
 
+    def day(self, index: int) -> int:
+        """Registration day of case ``index`` (a date ordinal; non-decreasing in the index)."""
+        return self._days[index]
+
     def indices_newest_first(self, alur_id: int | None = None) -> list[int]:
         """Case indices in list order: registration day descending, newest index first."""
         if alur_id is None:
@@ -199,6 +203,31 @@ class CourtData:
         return _CaseBuilder(self.court, alur, index, seq, registered, rng).build(
             self.id_perkara(index)
         )
+
+    def detention(self, index: int, defendant: int) -> list[JSON]:
+        """The detention periods of one defendant (the Penahanan popup; not part of the truth)."""
+        case = self.case(index)
+        rng = random.Random(f"penahanan:{self.seed}:{index}:{defendant}")
+        start = case.registered - dt.timedelta(days=rng.randint(30, 60))
+        out: list[JSON] = []
+        for by, days in (("Penyidik", 20), ("Penuntut Umum", 20), ("Hakim PN", 30),
+                         ("Perpanjangan Ketua PN", 60)):  # fmt: skip
+            if start > TODAY:
+                break
+            end = start + dt.timedelta(days=days - 1)
+            out.append(
+                {
+                    "ditahan_oleh": by,
+                    "jenis_tahanan": "Rutan",
+                    "nomor_surat": f"PRINT-{rng.randint(10, 999)}/{start.month:02d}/{start.year}",
+                    "tanggal_surat": start,
+                    "mulai": start,
+                    "sampai": end,
+                    "status": "Ditahan" if end >= TODAY else "Selesai",
+                }
+            )
+            start = end + dt.timedelta(days=1)
+        return out
 
     def iter_cases(self) -> Iterator[Case]:
         """Every case, by dedupe key order is not guaranteed: index order."""

@@ -242,6 +242,8 @@ class ListPage:
     offset: int
     tilang: bool = False
     sync: str | None = None
+    #: the paging route: ``list_perkara/page/`` or ``list_perkara/search_detail/page/``
+    pager_path: str = "list_perkara/page/"
 
 
 def _pagination(page: int, pages: int, element_id: str) -> str:
@@ -355,7 +357,7 @@ def list_page(shell: Shell, page: ListPage) -> str:
         cssStyle: 'light-theme',
         currentPage:page,
         onPageClick: function(pageNumber){{
-            window.open('{b}list_perkara/page/'+pageNumber+'/{enc}/key/col/2','_self')
+            window.open('{b}{page.pager_path}'+pageNumber+'/{enc}/key/col/2','_self')
         	}}
         }});"""
         for sel in ("selector", "selector_bottom")
@@ -863,6 +865,25 @@ def fragment(case: Case, slug: str, warm: bool) -> str:
     return body + "\n" + CLOSE_LOADING
 
 
+def penahanan_popup(case: Case, name: str, periods: Sequence[JSON]) -> str:
+    """The detention popup (``/detil_penahanan``): case, name, one row per detention period."""
+    rows = "".join(
+        f"<tr><td>{k + 1}</td><td>{e(p['ditahan_oleh'])}</td><td>{e(p['jenis_tahanan'])}</td>"
+        f"<td>{e(p['nomor_surat'])}</td><td>{date_id(p['tanggal_surat'])}</td>"
+        f"<td>{date_id(p['mulai'])}</td><td>{date_id(p['sampai'])}</td><td>{e(p['status'])}</td></tr>"
+        for k, p in enumerate(periods)
+    )
+    return (
+        '<div class="popup_content"><table id="infoPerkara" width="100%">\n'
+        + _info_row("Nomor Perkara", e(case.nomor_perkara_raw))
+        + _info_row("Nama", e(name))
+        + "</table>\n"
+        '<table id="tableinfo" class="tableinfo" width="100%"><tr><td>No</td><td>Ditahan Oleh</td>'
+        "<td>Jenis Tahanan</td><td>Nomor Surat</td><td>Tanggal Surat</td><td>Mulai</td>"
+        f"<td>Sampai</td><td>Status Penahanan</td></tr>{rows}</table></div>"
+    )
+
+
 def fragment_not_found() -> str:
     """An undecodable token on a tab route (§3): the message, an empty table, closeLoading."""
     return (
@@ -902,6 +923,46 @@ CI_DB_ERROR = """<!DOCTYPE html>
 		<p>Error Number: 2006</p><p>MySQL server has gone away</p><p>SELECT * FROM perkara_web WHERE IDPerkara = '1'</p><p>Filename: models/perkara/perkara_m.php</p><p>Line Number: 212</p>	</div>
 </body>
 </html>"""
+
+CI_DB_SYNTAX = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<title>Database Error</title>
+</head>
+<body>
+	<div id="container">
+		<h1>A Database Error Occurred</h1>
+		<p>Error Number: 1064</p><p>You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near 'AND  ORDER BY tglPendaftaran DESC' at line 3</p><p>Filename: models/perkara/perkara_m.php</p><p>Line Number: 388</p>	</div>
+</body>
+</html>"""
+
+SEARCH_FORM_FIELDS = (
+    ("tgl_pendaftaran_select", "1"), ("from_tgl_pendaftaran", ""), ("to_tgl_pendaftaran", ""),
+    ("klasifikasi_perkara", "-1"), ("no_perkara_select", "8"), ("no_perkara", ""),
+    ("para_pihak", ""), ("pihak1", ""), ("pihak2", ""), ("pihak3", ""), ("hakim", "-1"),
+    ("panitera", "-1"), ("mediator", "-1"), ("putusan_select", "1"), ("from_tgl_putusan", ""),
+    ("to_tgl_putusan", ""), ("minutasi_select", "1"), ("from_tgl_minutasi", ""),
+    ("to_tgl_minutasi", ""), ("sidang_keliling", "-1"), ("proses_select", "1"), ("id_proses", "-1"),
+)  # fmt: skip
+
+
+def search_form(shell: Shell, enc: str, flows: Sequence[tuple[int, str]]) -> str:
+    """The "Pencarian Detil" popup (``/search/<enc>``): the detailed-search form."""
+    options = '<option value="-1">-- Semua --</option>' + "".join(
+        f'<option value="{a}">{e(t)}</option>' for a, t in flows
+    )
+    fields = "".join(
+        f'<tr><td>{name}</td><td><input type="text" name="{name}" value="{value}"></td></tr>'
+        for name, value in SEARCH_FORM_FIELDS
+    )
+    return (
+        '<div id="popup_search"><b>Pencarian Detil</b>'
+        f'<form action="{shell.base}list_perkara/search_detail" method="post" accept-charset="utf-8">'
+        f'<table><tr><td>Jenis Perkara</td><td><select name="id_alur_perkara">{options}</select></td></tr>'
+        f'{fields}</table><input type="hidden" name="enc" value="{enc}">'
+        '<input type="submit" value="Cari"></form></div>'
+    )
+
 
 CI_GENERAL_ERROR = """<!DOCTYPE html>
 <html lang="en">

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import logging
 import socket
 import struct
@@ -57,6 +58,7 @@ class ServerOptions:
     live_interval: float = 0.0  # seconds between registrations; 0 = not live
     live_max: int = 1000
     access_log: bool = False
+    gzip: bool = True
 
 
 class Replica:
@@ -123,6 +125,7 @@ class HttpProtocol(asyncio.Protocol):
         self.queue: deque[Request] = deque()
         self.busy = False
         self.closed = False
+        self.accept_gzip = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -186,14 +189,25 @@ class HttpProtocol(asyncio.Protocol):
 
     def _write(self, resp: Response, keep_alive: bool, head_only: bool) -> None:
         assert self.transport is not None
-        self.transport.write(_serialise(resp, keep_alive, head_only))
+        self.transport.write(_serialise(self._compressed(resp), keep_alive, head_only))
         if not keep_alive:
             self.transport.close()
             self.closed = True
 
+    def _compressed(self, resp: Response) -> Response:
+        """gzip the body when the client accepts it (the real sites enable gzip output)."""
+        if not self.accept_gzip or len(resp.body) < 256:
+            return resp
+        body = gzip.compress(resp.body, compresslevel=1, mtime=0)
+        headers = [*resp.headers, ("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")]
+        return Response(resp.status, body, headers, full_page=resp.full_page)
+
     def _answer(self, req: Request, keep_alive: bool) -> None:
         replica = self.replica
         base = self._base(req)
+        self.accept_gzip = replica.options.gzip and "gzip" in req.headers.get(
+            "accept-encoding", ""
+        )
         head_only = req.method == "HEAD"
         if replica.options.access_log:
             print(f"{req.method} {req.path}", file=sys.stderr, flush=True)
@@ -277,7 +291,7 @@ class HttpProtocol(asyncio.Protocol):
 
     def _truncate(self, resp: Response) -> None:
         assert self.transport is not None
-        raw = _serialise(resp, True)
+        raw = _serialise(self._compressed(resp), True)
         cut = len(raw) - max(len(resp.body) // 2, 1)
         self.transport.write(raw[:cut])
         self.transport.close()

@@ -29,6 +29,8 @@ MAX_PHP_SESSIONS = 200_000
 @dataclass
 class PhpSession:
     enc: str | None = None
+    #: the detention popup's one-shot pair (``/penahanan/<id>/<name>``)
+    enc_penahanan: tuple[str, str] | None = None
     #: True once a full page ran header.php in this session (labels loaded)
     warm: bool = False
 
@@ -69,6 +71,14 @@ class CiSession:
     user_agent: str
     asc_desc: str = "DESC"
     last_activity: int = 0
+    #: the detailed-search filter (``search_detail``): flow id, registration day range (ordinals)
+    search: dict[str, int] | None = None
+
+
+def _search_filter(value: object) -> dict[str, int] | None:
+    if not isinstance(value, dict):
+        return None
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, int)}
 
 
 class CiSessions:
@@ -84,6 +94,7 @@ class CiSessions:
                 "user_agent": s.user_agent[:120],
                 "asc_desc": s.asc_desc,
                 "last_activity": s.last_activity,
+                "search": s.search,
             },
             separators=(",", ":"),
         )
@@ -110,6 +121,7 @@ class CiSessions:
             user_agent=user_agent,
             asc_desc="ASC" if data.get("asc_desc") == "ASC" else "DESC",
             last_activity=int(data["last_activity"]),
+            search=_search_filter(data.get("search")),
         )
 
     @staticmethod

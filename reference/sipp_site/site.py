@@ -8,6 +8,8 @@ never-warmed session, and CodeIgniter's 404.
 
 from __future__ import annotations
 
+import bisect
+import datetime as dt
 import functools
 import logging
 import re
@@ -22,6 +24,7 @@ from .model import TAB_ORDER, Case, CourtData, number_of
 from .render import (
     ALL_TAB_ROUTES,
     CI_404,
+    CI_DB_SYNTAX,
     PAGE_FOOT,
     ROWS_PER_PAGE,
     ListPage,
@@ -31,7 +34,9 @@ from .render import (
     fragment_not_found,
     list_page,
     page_head,
+    penahanan_popup,
     row_cells,
+    search_form,
 )
 from .sessions import CiSession, CiSessions, PhpSession, PhpSessions
 from .tokens import TokenCodec
@@ -173,6 +178,8 @@ class Site:
         if req.method == "POST":
             if parts[:2] == ["list_perkara", "search"]:
                 return self._search(req, base, session, ci)
+            if parts[:2] == ["list_perkara", "search_detail"]:
+                return self._search_detail(req, base, session, ci)
             return Response.html(CI_404, 404)
         if req.method not in ("GET", "HEAD"):
             return Response.html(CI_404, 404)
@@ -189,8 +196,16 @@ class Site:
                 return Response.html(CI_404, 404)
             session.enc = parts[1]
             return Response.redirect(base + slug)
+        if head == "penahanan" and len(parts) == 3:
+            session.enc_penahanan = (parts[1], parts[2])
+            return Response.redirect(base + "detil_penahanan")
+        if head == "detil_penahanan" and len(parts) == 1:
+            return self._penahanan(session)
         if head in FRAGMENT_ROUTES and len(parts) == 1:
             return self._fragment(head, session)
+        if head == "search" and len(parts) == 2:
+            flows = [(a, self.court.flow_title(a)) for a in self.court.menu_flows()]
+            return Response.html(search_form(self._shell(base), parts[1], flows))
         if head in ("list_jadwal_sidang", "statistik_perkara") and len(parts) <= 5:
             return self._simple_page(head, base, session)
         return Response.html(CI_404, 404)
@@ -213,6 +228,9 @@ class Site:
             if len(rest) >= 3:
                 enc = rest[2]
                 alur_id = self._flow_of(enc)
+        elif rest[0] == "search_detail" and len(rest) >= 3 and rest[1] == "page":
+            page = max(int(rest[2]), 1) if rest[2].isdigit() else 1
+            return self._render_search(base, session, ci, page)
         elif rest[0] == "sort" and len(rest) >= 2:
             ci.asc_desc = "ASC" if ci.asc_desc == "DESC" else "DESC"
             if len(rest) >= 3:
@@ -243,6 +261,7 @@ class Site:
         asc: bool,
         indices: list[int] | None = None,
         total: int | None = None,
+        pager_path: str = "list_perkara/page/",
     ) -> Response:
         session.warm = True
         if indices is None:
@@ -271,6 +290,7 @@ class Site:
                 offset=(page - 1) * ROWS_PER_PAGE,
                 tilang=tilang,
                 sync=sync,
+                pager_path=pager_path,
             ),
         )
         return Response.html(html, full_page=True)
@@ -288,6 +308,59 @@ class Site:
         ]
         return self._render_list(
             base, session, None, 1, False, indices=hits[:ROWS_PER_PAGE], total=len(hits)
+        )
+
+    def _search_detail(
+        self, req: Request, base: str, session: PhpSession, ci: CiSession
+    ) -> Response:
+        """``POST /list_perkara/search_detail``: flow and registration-date filter.
+
+        The filter is kept in the ``ci_session`` cookie (so it is bound to the User-Agent) and
+        paged with ``/list_perkara/search_detail/page/<n>``. Without ``id_proses`` the stock
+        code builds a broken SQL clause: CodeIgniter's database error page (status 200).
+        """
+        form = {
+            k: v[0]
+            for k, v in parse_qs(
+                req.body.decode("utf-8", "replace"), keep_blank_values=True
+            ).items()
+        }
+        if "id_proses" not in form:
+            return Response.html(CI_DB_SYNTAX)
+        search: dict[str, int] = {}
+        alur = form.get("id_alur_perkara", "-1").strip()
+        if alur.lstrip("-").isdigit() and int(alur) > 0:
+            search["alur"] = int(alur)
+        select = form.get("tgl_pendaftaran_select", "1")
+        if select in ("2", "6"):
+            lo = _dmy(form.get("from_tgl_pendaftaran", ""))
+            hi = lo if select == "2" else _dmy(form.get("to_tgl_pendaftaran", ""))
+            if lo is None or hi is None:
+                return Response.html(CI_DB_SYNTAX)
+            search["from"], search["to"] = lo, hi
+        ci.search = search
+        return self._render_search(base, session, ci, 1)
+
+    def _render_search(self, base: str, session: PhpSession, ci: CiSession, page: int) -> Response:
+        search = ci.search or {}
+        alur = search.get("alur")
+        pool = self._flow_indices(alur) if alur else range(len(self.data))
+        if "from" in search:
+            lo = bisect.bisect_left(pool, search["from"], key=self.data.day)
+            hi = bisect.bisect_right(pool, search["to"], key=self.data.day)
+            pool = pool[lo:hi]
+        total = len(pool)
+        start = total - (page - 1) * ROWS_PER_PAGE
+        indices = list(pool[max(start - ROWS_PER_PAGE, 0) : max(start, 0)])[::-1]
+        return self._render_list(
+            base,
+            session,
+            None,
+            page,
+            False,
+            indices=indices,
+            total=total,
+            pager_path="list_perkara/search_detail/page/",
         )
 
     def _number(self, index: int) -> str:
@@ -330,6 +403,20 @@ class Site:
         assert isinstance(case, Case)
         return Response.html(fragment(case, slug, session.warm))
 
+    def _penahanan(self, session: PhpSession) -> Response:
+        pair, session.enc_penahanan = session.enc_penahanan, None
+        if pair is None:
+            return Response.html(CI_404, 404)
+        who, name = self.codec.decrypt(pair[0]), self.codec.decrypt(pair[1])
+        if who is None or name is None or not re.fullmatch(r"\d+:\d+", who):
+            return Response.html(fragment_not_found())
+        id_perkara, defendant = (int(x) for x in who.split(":"))
+        index = self.data.index_of_id(id_perkara)
+        if index is None:
+            return Response.html(fragment_not_found())
+        periods = self.data.detention(index, defendant)
+        return Response.html(penahanan_popup(self.case(index), name, periods))
+
     def _simple_page(self, head: str, base: str, session: PhpSession) -> Response:
         session.warm = True
         if head == "list_jadwal_sidang":
@@ -357,6 +444,17 @@ class Site:
             + PAGE_FOOT
         )
         return Response.html(html, full_page=True)
+
+
+def _dmy(text: str) -> int | None:
+    """``dd/mm/yyyy`` (the search form's dates) as a date ordinal, or None."""
+    m = re.fullmatch(r"\s*(\d{1,2})/(\d{1,2})/(\d{4})\s*", text)
+    if m is None:
+        return None
+    try:
+        return dt.date(int(m.group(3)), int(m.group(2)), int(m.group(1))).toordinal()
+    except ValueError:
+        return None
 
 
 __all__ = ["TAB_ORDER", "Request", "Response", "Site"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 import requests
 
 from reference.sipp_site.court import make_court
@@ -259,3 +260,67 @@ def test_a_large_court_starts_and_serves_its_last_page():
         last = s.get(f"{prefix}5000{suffix}").text
         assert "<tr><td>100000</td>" in last
         assert "Data Tidak diTemukan" in s.get(f"{prefix}5001{suffix}").text
+
+
+def test_detailed_search_filters_by_flow_and_date_and_is_bound_to_the_agent(replica):
+    data = _data()
+    want = [
+        i
+        for i in range(len(data))
+        if data.alur_id(i) == 111 and data.case(i).registered.year == 2022
+    ]
+    form = {
+        "id_alur_perkara": "111",
+        "tgl_pendaftaran_select": "6",
+        "from_tgl_pendaftaran": "01/01/2022",
+        "to_tgl_pendaftaran": "31/12/2022",
+        "id_proses": "-1",
+    }
+    with requests.Session() as s:
+        s.headers["User-Agent"] = "agent-one"
+        first = s.post(replica.url + "list_perkara/search_detail", data=form).text
+        assert f"var totalPage = '{len(want)}';" in first
+        numbers = re.findall(r"<tr><td>\d+</td><td>([^<]*)</td>", first)
+        assert numbers[0] == data.case(want[-1]).nomor_perkara_raw  # newest first
+        assert "list_perkara/search_detail/page/'+pageNumber" in first
+        page2 = s.get(replica.url + "list_perkara/search_detail/page/2/x/key/col/2").text
+        expected = [data.case(i).nomor_perkara_raw for i in reversed(want)][20:40]
+        assert re.findall(r"<tr><td>\d+</td><td>([^<]*)</td>", page2) == expected
+        # the filter lives in ci_session: another User-Agent pages through every case
+        s.headers["User-Agent"] = "agent-two"
+        other = s.get(replica.url + "list_perkara/search_detail/page/2/x/key/col/2").text
+        assert "var totalPage = '300';" in other
+        # the stock bug: without id_proses the SQL breaks (a database error page with 200)
+        del form["id_proses"]
+        broken = s.post(replica.url + "list_perkara/search_detail", data=form)
+        assert broken.status_code == 200
+        assert "A Database Error Occurred" in broken.text
+
+
+def test_search_popup_and_detention_popup(replica, http):
+    html = http.get(replica.url).text
+    enc = re.search(r'name="enc" value="([^"]+)"', html).group(1)
+    popup = http.get(replica.url + "search/" + enc).text
+    assert 'name="id_proses"' in popup
+    assert 'action="' + replica.url + 'list_perkara/search_detail"' in popup
+    for token in detail_tokens(html):
+        page = _detail(http, replica.url, token).text
+        m = re.search(r"detilPenahanan\('([^']+)','([^']+)'\)", page)
+        if m:
+            break
+    else:
+        pytest.fail("no case with a detention link on the first list page")
+    number = HEADER_NUMBER.search(page).group(1)
+    r = http.get(replica.url + f"penahanan/{m.group(1)}/{m.group(2)}")
+    assert r.url == replica.url + "detil_penahanan"
+    assert f"<td>{number}</td>" in r.text
+    assert "<td>Penyidik</td>" in r.text
+    assert http.get(replica.url + "detil_penahanan").status_code == 404  # one-shot too
+
+
+def test_gzip_when_accepted(replica):
+    zipped = requests.get(replica.url, headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    plain = requests.get(replica.url, headers={"Accept-Encoding": "identity"})
+    assert "Content-Encoding" not in plain.headers
+    assert zipped.text.count("[<a href=") == plain.text.count("[<a href=") == 20
