@@ -17,6 +17,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
+from urllib.parse import unquote
 
 from .challenge import COOKIE as CHALLENGE_COOKIE
 from .challenge import Challenge
@@ -145,7 +146,7 @@ class HttpProtocol(asyncio.Protocol):
             head = self.buf[:end].decode("latin-1")
             lines = head.split("\r\n")
             try:
-                method, target, _version = lines[0].split(" ", 2)
+                method, target, version = lines[0].split(" ", 2)
             except ValueError:
                 self._bad_request()
                 return
@@ -167,7 +168,10 @@ class HttpProtocol(asyncio.Protocol):
             body = self.buf[end + 4 : end + 4 + length]
             self.buf = self.buf[end + 4 + length :]
             cookies = _parse_cookies(headers["cookie"]) if "cookie" in headers else {}
-            self.queue.append(Request(method.upper(), target, headers, body, cookies))
+            if version.strip().upper() == "HTTP/1.0" and "connection" not in headers:
+                headers["connection"] = "close"  # HTTP/1.0 closes unless asked to keep alive
+            path = unquote(target.split("?", 1)[0])
+            self.queue.append(Request(method.upper(), path, headers, body, cookies))
             if not self.busy:
                 self._drain()
 

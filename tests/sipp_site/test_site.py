@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 
 import pytest
 import requests
@@ -324,3 +325,18 @@ def test_gzip_when_accepted(replica):
     plain = requests.get(replica.url, headers={"Accept-Encoding": "identity"})
     assert "Content-Encoding" not in plain.headers
     assert zipped.text.count("[<a href=") == plain.text.count("[<a href=") == 20
+
+
+def test_malformed_requests_get_400_and_the_server_lives_on(replica, http):
+    with socket.create_connection(("127.0.0.1", replica.port), timeout=5) as sock:
+        sock.sendall(b"NONSENSE\r\n\r\n")
+        assert sock.recv(100).startswith(b"HTTP/1.1 400 Bad Request")
+    with socket.create_connection(("127.0.0.1", replica.port), timeout=5) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nContent-Length: x\r\n\r\n")
+        assert sock.recv(100).startswith(b"HTTP/1.1 400")
+    assert http.get(replica.url + "show_detil/%3D%3D", allow_redirects=False).status_code == 302
+    assert http.get(replica.url + "detil_perkara", allow_redirects=False).headers["Location"] == (
+        replica.url + "list_perkara"
+    )
+    assert http.get(replica.url + "no/such/page").status_code == 404
+    assert "Total : 300 Perkara" in http.get(replica.url).text
