@@ -198,3 +198,26 @@ def test_faults_option_mixes_every_kind(server_factory: Any) -> None:
         with contextlib.suppress(requests.ConnectionError):
             post(server, document())
     assert set(server.stats()["faults"]) == {"500", "503", "slow", "drop"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--faults", "1.5"], "--faults 1.5 must be between 0 and 1"),
+        (["--fault-500", "0.7", "--fault-drop", "0.7"], "they must total at most 1"),
+        (["--max-body", "0"], "--max-body 0 must be a positive byte count"),
+    ],
+)
+def test_server_options_are_validated(tmp_path: Any, args: list[str], message: str) -> None:
+    import subprocess
+    import sys
+
+    from tests.ship.conftest import ROOT
+
+    result = subprocess.run(
+        [sys.executable, "-m", "reference.ingest_api", "--port", "0", "--token", "t",
+         "--db", str(tmp_path / "db.sqlite"), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert message in result.stderr
