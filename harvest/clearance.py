@@ -5,17 +5,21 @@ a clearance cookie and reloads. The cookie is bound to the User-Agent and the cl
 (docs/sipp-site.md §5.3); the SIPP pages themselves need no JavaScript. So the browser is used
 only for the challenge:
 
-1. :class:`ClearanceMiddleware` (downloader order 690, before the session middleware at 700)
-   recognises a challenge page in any response (:func:`harvest.sipp.page_error` says
-   ``"js challenge"``), whatever its status, before retries and page validation see it.
+1. :class:`ClearanceMiddleware` (downloader order 585) recognises a challenge page in any
+   response (:func:`harvest.sipp.page_error` says ``"js challenge"``), whatever its status. The
+   order is the only one that works: responses reach it after HttpCompressionMiddleware (590)
+   has decoded the body (servers gzip challenge pages too) and before page validation (580),
+   meta refresh (580) and retries (550) act on it; requests pass it before the session
+   middleware (700) merges ``request.cookies`` into the case's jar.
 2. With ``SIPP_BROWSER = "challenge"`` it fetches that URL once in Chromium through
    scrapy-playwright (``meta["playwright"]``, out of band via ``crawler.engine.download_async``),
    in a fresh browser context whose User-Agent is the one the crawl sends, waits until the
    clearance cookie (``SIPP_BROWSER_COOKIES``) appears, and closes the page and its context.
 3. The clearance cookies are kept per host, in memory only. Every later request to that host
    carries them (added to ``request.cookies`` just before the session middleware merges them into
-   the case's cookie jar, and taken off again when the request comes back, so they never reach
-   ``state.sqlite`` with a retried request). The challenged request is sent again by plain HTTP.
+   the case's cookie jar, and taken off again when the request comes back, so a retried request
+   stored in ``state.sqlite`` does not carry them; a redirect drops ``request.cookies`` by
+   itself). The challenged request is sent again by plain HTTP.
 4. One browser pass at a time per host: requests to a host whose pass is running wait for it; a
    challenge on a request sent before the latest pass is simply re-sent with the new cookies.
 

@@ -73,7 +73,8 @@ _SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     # and Redirect 600, so it judges the final page of a redirect chain)
     "harvest.validation.SippValidationMiddleware": 580,
     # JavaScript challenges: pass them in a browser, copy the clearance into every request
-    "harvest.clearance.ClearanceMiddleware": 690,
+    # (after HttpCompression 590 decodes the body, before validation 580; before sessions 700)
+    "harvest.clearance.ClearanceMiddleware": 585,
 }
 # SIPP_SESSION_MAX_JARS (int, default 256 in harvest/sessions.py): cookie jars kept at once.
 # Browser for JavaScript challenges (docs/browser.md; defaults in harvest/clearance.py):

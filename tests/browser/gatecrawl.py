@@ -18,9 +18,12 @@ from scrapy import Request, Spider, signals
 from scrapy.crawler import CrawlerProcess
 from scrapy.http import Response
 
+from harvest.settings import DOWNLOADER_MIDDLEWARES
 from harvest.sipp import page_error, parse_list_page
 
 USER_AGENT = "harvest-gate-test/1.0 (+tests/browser)"
+#: Wired at the project's order (with Scrapy's default middlewares around it).
+MIDDLEWARE = "harvest.clearance.ClearanceMiddleware"
 
 
 class GateSpider(Spider):
@@ -55,7 +58,7 @@ def main(argv: list[str]) -> int:
     process = CrawlerProcess(
         {
             "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
-            "DOWNLOADER_MIDDLEWARES": {"harvest.clearance.ClearanceMiddleware": 690},
+            "DOWNLOADER_MIDDLEWARES": {MIDDLEWARE: DOWNLOADER_MIDDLEWARES[MIDDLEWARE]},
             "SIPP_BROWSER": mode,
             "USER_AGENT": USER_AGENT,
             "CONCURRENT_REQUESTS_PER_DOMAIN": 8,
