@@ -223,7 +223,7 @@ class HttpProtocol(asyncio.Protocol):
             return
         fault = replica.faults.pick()
         if fault is None:
-            self._write(replica.site.handle(req, base), keep_alive, head_only)
+            self._write(self._handle(req, base), keep_alive, head_only)
             return
         cfg = replica.faults.config
         if fault in ("502", "503"):
@@ -235,7 +235,7 @@ class HttpProtocol(asyncio.Protocol):
         elif fault == "hang":
             self._later(self._hang(cfg.hang_seconds))
         else:
-            resp = replica.site.handle(req, base)  # the app runs: one-shot values are consumed
+            resp = self._handle(req, base)  # the app runs: one-shot values are consumed
             if fault == "slow":
                 self._later(self._slow(resp, keep_alive, head_only, cfg.slow_seconds))
             elif fault == "500":
@@ -248,6 +248,14 @@ class HttpProtocol(asyncio.Protocol):
                 self._write(self._php_notice(resp), keep_alive, head_only)
             elif fault == "truncate":
                 self._truncate(resp)
+
+    def _handle(self, req: Request, base: str) -> Response:
+        """The site's response; a bug in the replica becomes a logged 500, never a dead server."""
+        try:
+            return self.replica.site.handle(req, base)
+        except Exception:
+            logger.exception("replica error on %s %s", req.method, req.path)
+            return Response.html(APACHE_500, 500)
 
     @staticmethod
     def _php_notice(resp: Response) -> Response:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import functools
-import logging
 import re
 import time
 from collections import OrderedDict
@@ -20,7 +19,7 @@ from urllib.parse import parse_qs
 
 from .court import TODAY, Court
 from .formats import date_en, date_id
-from .model import TAB_ORDER, Case, CourtData, number_of
+from .model import Case, CourtData, number_of
 from .render import (
     ALL_TAB_ROUTES,
     CI_404,
@@ -40,8 +39,6 @@ from .render import (
 )
 from .sessions import CiSession, CiSessions, PhpSession, PhpSessions
 from .tokens import TokenCodec
-
-logger = logging.getLogger(__name__)
 
 PHP_COOKIE = "PHPSESSID"
 CI_COOKIE = "ci_session"
@@ -367,25 +364,22 @@ class Site:
         return number_of(self.data, index)
 
     # ------------------------------------------------------------------ detail and tabs
-    def _take_case(self, session: PhpSession) -> Case | bool | None:
-        """Consume the one-shot value: the case, ``False`` if none was stored, ``None`` if bad."""
-        enc = session.enc
-        session.enc = None
+    def _take_case(self, session: PhpSession) -> tuple[str | None, Case | None]:
+        """Consume the one-shot value: ``(token, case)``; ``(None, None)`` if none was stored,
+        ``(token, None)`` if the token does not name a case of this court."""
+        enc, session.enc = session.enc, None
         if enc is None:
-            return False
+            return None, None
         plain = self.codec.decrypt(enc)
         if plain is None or not plain.isdigit():
-            return None
+            return enc, None
         index = self.data.index_of_id(int(plain))
-        return None if index is None else self.case(index)
+        return enc, (None if index is None else self.case(index))
 
     def _detail(self, base: str, session: PhpSession) -> Response:
-        token = session.enc
-        case = self._take_case(session)
-        if case is None or case is False:
+        token, case = self._take_case(session)
+        if token is None or case is None:
             return Response.redirect(base + "list_perkara")
-        assert isinstance(case, Case)
-        assert token is not None
         session.warm = True
         penahanan = [
             (self.codec.encrypt(f"{case.id_perkara}:{k}"), self.codec.encrypt(name))
@@ -395,12 +389,11 @@ class Site:
         return Response.html(html, full_page=True)
 
     def _fragment(self, slug: str, session: PhpSession) -> Response:
-        case = self._take_case(session)
-        if case is False:
+        token, case = self._take_case(session)
+        if token is None:
             return Response.html(CI_404, 404)
         if case is None:
             return Response.html(fragment_not_found())
-        assert isinstance(case, Case)
         return Response.html(fragment(case, slug, session.warm))
 
     def _penahanan(self, session: PhpSession) -> Response:
@@ -457,4 +450,4 @@ def _dmy(text: str) -> int | None:
         return None
 
 
-__all__ = ["TAB_ORDER", "Request", "Response", "Site"]
+__all__ = ["Request", "Response", "Site"]
