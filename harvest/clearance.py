@@ -110,6 +110,11 @@ DEFAULT_LAUNCH_ARGS = (
 MAX_RESENDS = 3
 #: Seconds between two looks at the browser's cookies.
 POLL_INTERVAL = 0.1
+#: Seconds a pass may take beyond its two ``SIPP_BROWSER_TIMEOUT`` waits (navigation, cookie):
+#: launching Chromium, opening a context. Past that the pass fails instead of hanging the crawl.
+PASS_SLACK = 60.0
+#: Seconds allowed for closing a page, or the browser at the end of the crawl.
+CLOSE_TIMEOUT = 30.0
 
 #: The recorded reason when a challenge is seen and the browser is off (exact text: tests and
 #: operators grep for it).
@@ -258,8 +263,13 @@ class ClearanceMiddleware:
 
     async def close_browser(self) -> None:
         """Close the browser and scrapy-playwright's handler (at ``engine_stopped``)."""
-        if self.browser is not None:
-            await self.browser.close()
+        if self.browser is None:
+            return
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await self.browser.close()
+        except TimeoutError:
+            logger.warning("the browser did not close within %g s; leaving it", CLOSE_TIMEOUT)
 
     # --- requests ------------------------------------------------------------------------------
 
@@ -381,19 +391,30 @@ class ClearanceMiddleware:
             "passing the JavaScript challenge of %s in the browser (%s)", host, request.url
         )
         started = time.monotonic()
+        budget = 2 * self.config.timeout + PASS_SLACK
         try:
-            try:
-                await self.crawler.engine.download_async(browser_request)
-            except Exception:
-                # The challenge reloads the page by itself, so reading the page's content can
-                # fail while it navigates. What counts is the cookie: look for it all the same.
-                if browser_request.meta.get("playwright_page") is None:
-                    raise
-                logger.debug("browser fetch of %s ended in an error", request.url, exc_info=True)
-            page = browser_request.meta.get("playwright_page")
-            if page is None:
-                raise ChallengeNotPassed("the browser returned no page", request.url)
-            cookies = await self._await_clearance(page, request.url)
+            async with asyncio.timeout(budget):
+                try:
+                    await self.crawler.engine.download_async(browser_request)
+                except Exception:
+                    # The challenge reloads the page by itself, so reading the page's content
+                    # can fail while it navigates. What counts is the cookie: look for it anyway.
+                    if browser_request.meta.get("playwright_page") is None:
+                        raise
+                    logger.debug(
+                        "browser fetch of %s ended in an error", request.url, exc_info=True
+                    )
+                page = browser_request.meta.get("playwright_page")
+                if page is None:
+                    raise ChallengeNotPassed("the browser returned no page", request.url)
+                cookies = await self._await_clearance(page, request.url)
+        except TimeoutError as exc:
+            self._inc("passes/failed")
+            reason = (
+                f"the browser did not finish the JavaScript challenge of {host} in {budget:g} s"
+            )
+            logger.error("%s", reason)
+            raise ChallengeNotPassed(reason, request.url) from exc
         except ChallengeNotPassed as exc:
             self._inc("passes/failed")
             logger.error("JavaScript challenge of %s not passed: %s", host, exc.reason)
@@ -500,8 +521,9 @@ async def _close_page(page: Any) -> None:
     if page is None:
         return
     try:
-        if not page.is_closed():
-            await page.close()
-        await page.context.close()
-    except Exception:  # closing a crashed page or a disconnected browser: nothing left to free
+        async with asyncio.timeout(CLOSE_TIMEOUT):
+            if not page.is_closed():
+                await page.close()
+            await page.context.close()
+    except Exception:  # a crashed page, a disconnected or stuck browser: nothing more to do
         logger.debug("closing a browser page failed", exc_info=True)

@@ -74,6 +74,8 @@ def test_browser_passes_the_gate_once_and_plain_http_does_the_rest(gated_replica
     assert stats["harvest/browser/cleared_requests"] >= PAGES
     assert "harvest/browser/failed_requests" not in stats
     assert stats["downloader/response_status_count/200"] == PAGES
+    # the replica gzips its pages, the challenge too: it was recognised after decoding
+    assert stats["httpcompression/response_count"] >= PAGES + 1
     assert "clearance cookies: sipp_clearance" in result["log"]
 
 

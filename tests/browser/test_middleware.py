@@ -81,7 +81,7 @@ class FakeEngine:
 
     def __init__(self, cookie_after: int | None = 2, delay: float = 0.05) -> None:
         self.cookie_after = cookie_after
-        self.delay = delay
+        self.delay = delay  # seconds the navigation takes (a wedged browser: very long)
         self.passes: list[Request] = []
         self.pages: list[FakePage] = []
 
@@ -318,3 +318,20 @@ def test_failure_marker_of_another_run_is_ignored() -> None:
 
     asyncio.run(run())
     assert META_FAIL not in request.meta
+
+
+def test_a_stuck_browser_fails_the_pass_instead_of_hanging_the_crawl(monkeypatch) -> None:
+    monkeypatch.setattr("harvest.clearance.PASS_SLACK", 0.3)
+    mw, engine, stats = _middleware(timeout=0.1, delay=3600)
+
+    async def run():
+        failed = await mw.process_response(r := _request(), _challenge(r))
+        with pytest.raises(ChallengeNotPassed) as info:
+            await mw.process_request(failed)
+        assert info.value.reason == (
+            "the browser did not finish the JavaScript challenge of sipp.pn-gate.go.id in 0.5 s"
+        )
+
+    asyncio.run(asyncio.wait_for(run(), timeout=10))
+    assert engine.pages[0].closed
+    assert stats["harvest/browser/passes/failed"] == 1
