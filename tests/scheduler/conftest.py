@@ -74,8 +74,8 @@ def run(
 
 
 def start(cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
-    out = log.open("ab")
-    return subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+    with log.open("ab") as out:
+        return subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
 
 
 def wait_for_progress(ws: Path, at_least: int, timeout: float = 120) -> int:

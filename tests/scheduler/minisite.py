@@ -20,6 +20,11 @@ PAGE_SIZE = 20
 TABS = ("a", "b")
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A crawler killed mid-request resets its connections: that is expected here."""
+
+
 class MiniSite:
     def __init__(
         self,
@@ -38,8 +43,9 @@ class MiniSite:
         self.hits: Counter[str] = Counter()
         self.active: Counter[int] = Counter()
         self.overlaps = 0
+        self.served = 0  # every request answered
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = _QuietServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -93,6 +99,8 @@ class MiniSite:
                 parts = urlsplit(self.path)
                 q = {k: v[0] for k, v in parse_qs(parts.query).items()}
                 case = int(q["id"]) if "id" in q else None
+                with site._lock:
+                    site.served += 1
                 if case is not None:
                     with site._lock:
                         site.active[case] += 1
