@@ -10,6 +10,7 @@ CPU 1 (keep-alive raw sockets, several threads), then measures, side by side in 
 - ``list-cold`` every page once, in order (each first visit generates its 20 cases),
 - ``detail``    ``show_detil`` -> 302 -> ``/detil_perkara`` pairs (two responses each),
 - ``fragment``  ``show_riwayat_perkara`` -> 302 -> ``/riwayat_perkara`` pairs,
+- ``crawl``     what a harvest does: a new list page, then each case's detail and every tab,
 - ``baseline``  the standard library's ``http.server`` serving one saved list page from memory
                 (what a naive mock server would manage), pinned to the same core.
 
@@ -149,6 +150,31 @@ def _client(
         _check(status == 302 and status2 == 200 and b"closeLoading" in body, "fragment")
         return 2
 
+    lock = threading.Lock()
+
+    def crawl(conn: Conn) -> int:
+        """What a harvest does per list page: the page, then every case's detail and tabs."""
+        with lock:
+            n = next(cold_pages)
+        status, body, _ = conn.get(prefix + str(n).encode() + suffix)
+        _check(status == 200 and b"total_perkara" in body, "list page")
+        done = 1
+        for token in TOKEN.findall(body):
+            status, _, loc = conn.get(b"/show_detil/" + token)
+            status2, page, _ = conn.get(loc)
+            _check(status == 302 and status2 == 200 and b"INFORMASI DETAIL" in page, "detail")
+            done += 2
+            shown = set(re.findall(rb"<a href=\"#(tabs\d+)\" id='tabInfo'>", page))
+            for div, url in re.findall(
+                rb"\$\('#(tabs\d+)'\)\.load\('http://[^/]+(/[^']+)'\)", page
+            ):
+                if div in shown and not url.startswith(b"/show_diversi/"):
+                    status, _, loc = conn.get(url)
+                    status2, frag, _ = conn.get(loc)
+                    _check(status2 == 200 and b"closeLoading" in frag, "fragment")
+                    done += 2
+        return done
+
     def static(conn: Conn) -> int:
         status, body, _ = conn.get(b"/")
         _check(status == 200 and len(body) > 1000, "baseline page")
@@ -159,6 +185,7 @@ def _client(
         "list-cold": list_cold,
         "detail": detail,
         "fragment": fragment,
+        "crawl": crawl,
         "baseline": static,
     }[kind]
     out.put(_run(port, seconds, connections, work))
@@ -272,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         pin = not opts.no_pin
         if pin:
             _pin(rep.process.pid)
-        for kind in ("list", "list-cold", "detail", "fragment"):
+        for kind in ("list", "list-cold", "detail", "fragment", "crawl"):
             rates[kind] = _measure(
                 rep.port, rep.process.pid, kind, opts.seconds, opts.connections, pin
             )
