@@ -15,7 +15,6 @@ import sys
 from collections import deque
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import unquote
 
@@ -90,17 +89,16 @@ class Replica:
 
 
 def _parse_cookies(header: str) -> dict[str, str]:
-    jar = SimpleCookie()
-    try:
-        jar.load(header)
-    except CookieError:
-        out = {}
-        for part in header.split(";"):
-            if "=" in part:
-                k, v = part.split("=", 1)
-                out[k.strip()] = v.strip()
-        return out
-    return {k: m.value for k, m in jar.items()}
+    """``Cookie:`` pairs as PHP reads them: split on ``;``, name up to the first ``=``."""
+    out: dict[str, str] = {}
+    for part in header.split(";"):
+        name, sep, value = part.partition("=")
+        if sep and name.strip():
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            out.setdefault(name.strip(), value)
+    return out
 
 
 def _serialise(resp: Response, keep_alive: bool, head_only: bool = False) -> bytes:
