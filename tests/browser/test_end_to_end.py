@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -89,9 +88,11 @@ def _stat(log: str, name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _rows(workspace: Path) -> list[tuple[str, str, str | None]]:
-    with sqlite3.connect(workspace / "state.sqlite") as db:
-        return db.execute("SELECT key, status, last_error FROM requests ORDER BY id").fetchall()
+def _status(workspace: Path) -> dict[str, Any]:
+    proc = _scrapy(["status", "--json"], workspace)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    status: dict[str, Any] = json.loads(proc.stdout)
+    return status
 
 
 @needs_chromium
@@ -108,7 +109,11 @@ def test_crawl_behind_the_gate_with_the_browser_equals_the_ground_truth(gated_co
     assert "clearance cookies: sipp_clearance" in log
     truth = [json.loads(line) for line in truth_file.read_text(encoding="utf-8").splitlines()]
     assert len(truth) == CASES
-    assert [row for row in _rows(workspace) if row[1] == "error"] == []
+    # every request done: the list page, each case, each of its tabs
+    tabs = sum(len(doc["tabs"]) for doc in truth)
+    status = _status(workspace)
+    assert status["totals"] == {"pending": 0, "inflight": 0, "ok": 1 + CASES + tabs, "error": 0}
+    assert status["latest_errors"] == []
     exported = _export(workspace, tmp_path)
     assert {d["dedupe_key"] for d in exported} == {d["dedupe_key"] for d in truth}
     assert sorted(exported, key=lambda d: d["dedupe_key"]) == sorted(
@@ -124,6 +129,11 @@ def test_crawl_behind_the_gate_without_the_browser_records_the_instruction(gated
     assert "run with -s SIPP_BROWSER=challenge" in log
     assert _stat(log, "harvest/browser/passes") is None
     assert "scrapy-playwright" not in log  # Playwright never started
-    # the first list page failed with the instruction; nothing else was ever found
-    assert _rows(workspace) == [(f"list|{COURT}|all|1", "error", OFF_REASON)]
+    # the first list page failed with the instruction (what `scrapy status` shows the user);
+    # nothing else was ever found
+    status = _status(workspace)
+    assert status["totals"] == {"pending": 0, "inflight": 0, "ok": 0, "error": 1}
+    assert [(e["key"], e["last_error"]) for e in status["latest_errors"]] == [
+        (f"list|{COURT}|all|1", OFF_REASON)
+    ]
     assert _export(workspace, tmp_path) == []
