@@ -507,8 +507,13 @@ def _start_browser(crawler: Crawler, config: BrowserConfig) -> Any:
     handler. It starts Playwright at
     ``engine_started``; Chromium itself is launched by the first browser pass.
     """
-    from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
-
+    try:
+        from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+    except ImportError as exc:
+        raise BrowserSettingsError(
+            "SIPP_BROWSER=challenge needs scrapy-playwright, which is not importable "
+            f"({exc}): run scripts/bootstrap (it is a dependency in pyproject.toml)"
+        ) from exc
     handler = ScrapyPlaywrightDownloadHandler.from_crawler(crawler)
     handler.config = dataclasses.replace(
         handler.config, launch_options=dict(config.launch_options)
