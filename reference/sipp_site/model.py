@@ -1,4 +1,3 @@
-# ruff: noqa: E501, ISC004  (long generated Indonesian sentences read better unwrapped)
 """The replica's data: a seeded, deterministic court whose generated data IS the item format.
 
 ``CourtData(court, seed=1, cases=N)`` keeps only a compact index (case flow, registration day and
@@ -598,7 +597,8 @@ class _CaseBuilder:
             "tanggal_permohonan": iso(d_req),
             "tanggal_pengiriman_berkas": iso(sent) if has(sent) else None,
             "nomor_surat_pengiriman_berkas": (
-                f"W{r.randint(1, 30)}.U{r.randint(1, 20)}/{r.randint(100, 9999)}/HK.01/{sent.month}/{sent.year}"
+                f"W{r.randint(1, 30)}.U{r.randint(1, 20)}/{r.randint(100, 9999)}"
+                f"/HK.01/{sent.month}/{sent.year}"
                 if has(sent)
                 else None
             ),
@@ -637,7 +637,10 @@ class _CaseBuilder:
             "klasifikasi_perkara": offence,
             "nomor_perkara": self.raw,
             "tanggal_surat": iso(letter_day),
-            "nomor_surat": f"B-{r.randint(100, 4999)}/L.4.{r.randint(10, 30)}/Eku.2/{month:02d}/{letter_day.year}",
+            "nomor_surat": (
+                f"B-{r.randint(100, 4999)}/L.4.{r.randint(10, 30)}/Eku.2/{month:02d}"
+                f"/{letter_day.year}"
+            ),
             "pihak": [dict(p) for p in self.header_parties],
         }
         self.extra["penahanan"] = not anak and r.random() < 0.8
@@ -650,10 +653,14 @@ class _CaseBuilder:
         du["dakwaan"] = "\n".join(
             [
                 "PERTAMA:",
-                f"Bahwa {subject} {who} pada hari {_day_name(crime_day)} tanggal "
-                f"{_long_date(crime_day)} sekitar pukul {r.randint(1, 23):02d}.00 WIB atau setidak-tidaknya "
-                f"pada suatu waktu dalam tahun {crime_day.year}, bertempat di {place}, {self.court.town}, "
-                f"telah {act}, perbuatan mana dilakukan dengan cara sebagai berikut:",
+                (
+                    f"Bahwa {subject} {who} pada hari {_day_name(crime_day)} tanggal "
+                    f"{_long_date(crime_day)} sekitar pukul {r.randint(1, 23):02d}.00 WIB atau "
+                    f"setidak-tidaknya pada suatu waktu dalam tahun {crime_day.year}, bertempat "
+                    "di "
+                    f"{place}, {self.court.town}, "
+                    f"telah {act}, perbuatan mana dilakukan dengan cara sebagai berikut:"
+                ),
                 f"Bahwa berawal ketika {subject} bertemu dengan saksi di {place};",
                 f"Perbuatan {subject} sebagaimana diatur dan diancam pidana dalam {pasal}.",
             ]
@@ -711,12 +718,22 @@ class _CaseBuilder:
                     "tanggal_tuntutan": iso(d_t),
                     "isi_tuntutan": "\n".join(
                         [
-                            f"Menyatakan {subject} {who} bersalah melakukan tindak pidana "
-                            f'"{offence}" sebagaimana diatur dalam {pasal};',
-                            f"Menjatuhkan pidana terhadap {subject} dengan pidana penjara selama "
-                            f"{_months(months + 6)} dikurangi selama {subject} berada dalam tahanan;",
+                            (
+                                f"Menyatakan {subject} {who} bersalah melakukan tindak pidana "
+                                f'"{offence}" sebagaimana diatur dalam {pasal};'
+                            ),
+                            (
+                                f"Menjatuhkan pidana terhadap {subject} dengan pidana penjara "
+                                "selama "
+                                f"{_months(months + 6)} dikurangi selama {subject} berada dalam "
+                                "tahanan;"
+                            ),
                             "Menyatakan barang bukti dirampas untuk dimusnahkan;",
-                            f"Menetapkan agar {subject} dibebani membayar biaya perkara sebesar Rp5.000,00 (lima ribu rupiah).",
+                            (
+                                f"Menetapkan agar {subject} dibebani membayar biaya perkara "
+                                "sebesar "
+                                "Rp5.000,00 (lima ribu rupiah)."
+                            ),
                         ]
                     ),
                 }
@@ -750,12 +767,26 @@ class _CaseBuilder:
             if anak
             else "\n".join(
                 [
-                    f"Menyatakan {subject} {who}{PIDANA_SUFFIX} terbukti secara sah dan meyakinkan "
-                    f'bersalah melakukan tindak pidana "{offence}" sebagaimana dalam dakwaan Pertama;',
-                    f"Menjatuhkan pidana kepada {subject} oleh karena itu dengan pidana penjara selama {_months(months)};",
-                    "Menetapkan masa penangkapan dan penahanan yang telah dijalani Terdakwa dikurangkan seluruhnya dari pidana yang dijatuhkan;",
+                    (
+                        f"Menyatakan {subject} {who}{PIDANA_SUFFIX} terbukti secara sah dan "
+                        "meyakinkan "
+                        f'bersalah melakukan tindak pidana "{offence}" sebagaimana dalam dakwaan '
+                        "Pertama;"
+                    ),
+                    (
+                        f"Menjatuhkan pidana kepada {subject} oleh karena itu dengan pidana "
+                        "penjara "
+                        f"selama {_months(months)};"
+                    ),
+                    (
+                        "Menetapkan masa penangkapan dan penahanan yang telah dijalani Terdakwa "
+                        "dikurangkan seluruhnya dari pidana yang dijatuhkan;"
+                    ),
                     "Menetapkan Terdakwa tetap ditahan;",
-                    "Membebankan kepada Terdakwa membayar biaya perkara sejumlah Rp5.000,00 (lima ribu rupiah);",
+                    (
+                        "Membebankan kepada Terdakwa membayar biaya perkara sejumlah Rp5.000,00 "
+                        "(lima ribu rupiah);"
+                    ),
                 ]
             ),
             "pemberitahuan_putusan": notified,
@@ -789,7 +820,9 @@ class _CaseBuilder:
             {"label": self.alur.pihak_1, "nama": jaksa},
             {"label": self.alur.pihak_2, "nama": [offender]},
         ]
-        plate = f"{r.choice(V.PLATES)} {r.randint(1000, 9999)} {''.join(r.choices('ABCDEFGHJKLMNPRSTUVWXYZ', k=r.randint(1, 3)))}"
+        region, digits = r.choice(V.PLATES), r.randint(1000, 9999)
+        letters = "".join(r.choices("ABCDEFGHJKLMNPRSTUVWXYZ", k=r.randint(1, 3)))
+        plate = f"{region} {digits} {letters}"
         seri = f"{r.choice('ABCDEFG')} {r.randint(10000000, 99999999)}"
         bayar = "".join(str(r.randint(0, 9)) for _ in range(15))
         d_tindak = self.clock.after(self.reg, -21, -5)
@@ -918,14 +951,17 @@ class _CaseBuilder:
             items = [
                 f"Mengabulkan gugatan {g} untuk seluruhnya;",
                 f"Menyatakan {t} telah melakukan {self.klasifikasi.lower()};",
-                f"Menghukum {t} untuk membayar ganti rugi kepada {g} sebesar "
-                f"Rp{r.randint(5, 400)}.000.000,00;",
+                (
+                    f"Menghukum {t} untuk membayar ganti rugi kepada {g} sebesar "
+                    f"Rp{r.randint(5, 400)}.000.000,00;"
+                ),
                 f"Menghukum {t} untuk membayar biaya perkara;",
             ]
-        du["petitum"] = "\n".join(
-            ["PRIMAIR:", *items, "SUBSIDAIR:",
-             "Apabila Majelis Hakim berpendapat lain, mohon putusan yang seadil-adilnya (ex aequo et bono)."]
-        )  # fmt: skip
+        subsidair = (
+            "Apabila Majelis Hakim berpendapat lain, mohon putusan yang seadil-adilnya "
+            "(ex aequo et bono)."
+        )
+        du["petitum"] = "\n".join(["PRIMAIR:", *items, "SUBSIDAIR:", subsidair])
         du["pihak_dipublikasikan"] = "Tidak" if pa else "Ya"
         du["prodeo"] = "Ya" if r.random() < 0.05 else "Tidak"
         self.data_umum = du
@@ -958,8 +994,8 @@ class _CaseBuilder:
                 self.tabs["biaya_perkara"] = ledger.stages()
                 return
         if kind == "gugatan":
-            agendas = ["Pembacaan Gugatan", "Jawaban", "Replik", "Duplik",
-                       "Pembuktian Penggugat", "Pembuktian Tergugat", "Kesimpulan", "Pembacaan Putusan"]  # fmt: skip
+            agendas = ["Pembacaan Gugatan", "Jawaban", "Replik", "Duplik", "Pembuktian Penggugat",
+                       "Pembuktian Tergugat", "Kesimpulan", "Pembacaan Putusan"]  # fmt: skip
             gap = (6, 14)
         elif kind == "sederhana":
             agendas = ["Pemeriksaan Pendahuluan", "Perdamaian", "Pembuktian", "Pembacaan Putusan"]
@@ -1009,11 +1045,16 @@ class _CaseBuilder:
         put["amar_putusan"] = "\n".join(
             [
                 "MENGADILI:",
-                f"{'Mengabulkan' if outcome.startswith('Dikabulkan') else 'Menolak'} "
-                f"{'permohonan' if kind == 'permohonan' else 'gugatan'} {g}"
-                f"{' untuk sebagian' if outcome == 'Dikabulkan Sebagian' else ''};",
-                f"Membebankan kepada {g if kind == 'permohonan' else t} untuk membayar biaya perkara "
-                f"sejumlah Rp{thousands(ledger.spent_estimate())},00;",
+                (
+                    f"{'Mengabulkan' if outcome.startswith('Dikabulkan') else 'Menolak'} "
+                    f"{'permohonan' if kind == 'permohonan' else 'gugatan'} {g}"
+                    f"{' untuk sebagian' if outcome == 'Dikabulkan Sebagian' else ''};"
+                ),
+                (
+                    f"Membebankan kepada {g if kind == 'permohonan' else t} untuk membayar biaya "
+                    "perkara "
+                    f"sejumlah Rp{thousands(ledger.spent_estimate())},00;"
+                ),
             ]
         )
         put["pemberitahuan_putusan"] = notified
@@ -1047,8 +1088,8 @@ class _CaseBuilder:
         end = _workday(self.clock.after(start, 14, 30))
         done = self.clock.happened(end)
         started = self.clock.happened(start)
-        result = r.choice(("Tidak Berhasil", "Tidak Berhasil", "Tidak Berhasil", "Berhasil Sebagian",
-                           "Tidak dapat dilaksanakan"))  # fmt: skip
+        result = r.choice(("Tidak Berhasil", "Tidak Berhasil", "Tidak Berhasil",
+                           "Berhasil Sebagian", "Tidak dapat dilaksanakan"))  # fmt: skip
         self.tabs["mediasi"] = [
             {
                 "tanggal_penetapan_mediator": iso(first),
