@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
 from .court import TODAY, Court
-from .formats import date_en, date_id
+from .formats import date_en
 from .model import Case, CourtData, number_of
 from .render import (
     ALL_TAB_ROUTES,
@@ -31,6 +31,8 @@ from .render import (
     detail_page,
     fragment,
     fragment_not_found,
+    jadwal_page,
+    jadwal_popup,
     list_page,
     page_head,
     penahanan_popup,
@@ -47,6 +49,10 @@ FRAGMENT_ROUTES = frozenset(slug for slug, _ in ALL_TAB_ROUTES) - {"diversi", "w
 #: the stock routes that 404 (§1.1)
 BROKEN_ROUTES = frozenset({"diversi", "we_kppu"})
 _FLOW_RE = re.compile(r"var_id=(\d*);")
+#: the hearing list looks at cases registered this many days before the day ...
+JADWAL_WINDOW_DAYS = 120
+#: ... and at most this many of them (the newest)
+JADWAL_MAX_CASES = 3000
 
 
 @dataclass
@@ -100,6 +106,7 @@ class Site:
         self._flow_cache: dict[int, list[int]] = {}
         self._case = functools.lru_cache(maxsize=4096)(data.case)
         self._row_cells: OrderedDict[tuple[int, bool], str] = OrderedDict()
+        self._hearings: dict[dt.date, list[tuple[int, int]]] = {}
 
     def _cells(self, index: int, tilang: bool) -> str:
         """A case's list-row cells, kept for many more cases than the case cache holds."""
@@ -203,7 +210,14 @@ class Site:
         if head == "search" and len(parts) == 2:
             flows = [(a, self.court.flow_title(a)) for a in self.court.menu_flows()]
             return Response.html(search_form(self._shell(base), parts[1], flows))
-        if head in ("list_jadwal_sidang", "statistik_perkara") and len(parts) <= 5:
+        if head == "list_jadwal_sidang":
+            return self._jadwal(parts[1:], base, session)
+        if head == "detil_jadwal_sidang" and len(parts) == 2:
+            session.enc = parts[1]
+            return Response.redirect(base + "detil_jadwal_sidang")
+        if head == "detil_jadwal_sidang" and len(parts) == 1:
+            return self._jadwal_popup(session)
+        if head == "statistik_perkara" and len(parts) == 1:
             return self._simple_page(head, base, session)
         return Response.html(CI_404, 404)
 
@@ -410,18 +424,70 @@ class Site:
         periods = self.data.detention(index, defendant)
         return Response.html(penahanan_popup(self.case(index), name, periods))
 
+    def hearings_on(self, day: dt.date) -> list[tuple[int, int]]:
+        """``(case index, jadwal row)`` of every hearing on ``day``, in case-number order.
+
+        Only cases registered in the :data:`JADWAL_WINDOW_DAYS` before ``day`` (newest
+        :data:`JADWAL_MAX_CASES` of them) are looked at: older cases are long decided. Cached
+        per day (registrations happen on TODAY only, so past days never change).
+        """
+        cached = self._hearings.get(day)
+        if cached is not None and day != TODAY:
+            return cached
+        hi = bisect.bisect_right(range(len(self.data)), day.toordinal(), key=self.data.day)
+        lo = bisect.bisect_left(
+            range(len(self.data)), day.toordinal() - JADWAL_WINDOW_DAYS, key=self.data.day
+        )
+        lo = max(lo, hi - JADWAL_MAX_CASES)
+        found = []
+        want = day.isoformat()
+        for index in range(lo, hi):
+            for k, row in enumerate(self.case(index).tabs.get("jadwal_sidang", [])):
+                if row["tanggal"] == want:
+                    found.append((index, k))
+        found.sort(key=lambda f: self.case(f[0]).nomor_perkara)
+        self._hearings[day] = found
+        return found
+
+    def _jadwal(self, rest: list[str], base: str, session: PhpSession) -> Response:
+        """``/list_jadwal_sidang`` (today) and ``/list_jadwal_sidang/search/<1|2>/DD/MM/YYYY``."""
+        day = TODAY
+        if rest:
+            if len(rest) != 5 or rest[0] != "search" or rest[1] not in ("1", "2"):
+                return Response.html(CI_404, 404)
+            ordinal = _dmy("/".join(rest[2:]))
+            if ordinal is None:
+                return Response.html(CI_404, 404)
+            day = dt.date.fromordinal(ordinal)
+        session.warm = True
+        rows = []
+        for n, (index, k) in enumerate(self.hearings_on(day), start=1):
+            case = self.case(index)
+            row = case.tabs["jadwal_sidang"][k]
+            token = self.codec.encrypt(f"{case.id_perkara}:{k}")
+            rows.append((case, row, token, n))
+        html = jadwal_page(self._shell(base), day, rows)
+        return Response.html(html, full_page=True)
+
+    def _jadwal_popup(self, session: PhpSession) -> Response:
+        enc, session.enc = session.enc, None
+        if enc is None:
+            return Response.html(CI_404, 404)
+        plain = self.codec.decrypt(enc) or ""
+        m = re.fullmatch(r"(\d+):(\d+)", plain)
+        index = self.data.index_of_id(int(m.group(1))) if m else None
+        if m is None or index is None:
+            return Response.html(fragment_not_found())
+        case = self.case(index)
+        rows = case.tabs.get("jadwal_sidang", [])
+        k = int(m.group(2))
+        if k >= len(rows):
+            return Response.html(fragment_not_found())
+        return Response.html(jadwal_popup(case, rows[k]))
+
     def _simple_page(self, head: str, base: str, session: PhpSession) -> Response:
         session.warm = True
-        if head == "list_jadwal_sidang":
-            title = f"JADWAL SIDANG - {date_id(TODAY)}"
-            body = (
-                '<div class="cssTable"><table id="tablePerkaraAll"><tbody><tr><td>No</td>'
-                "<td>Tanggal Sidang</td><td>Nomor Perkara</td><td>Sidang Keliling</td>"
-                "<td>Ruangan</td><td>Agenda</td><td>Detil</td></tr>"
-                '<tr><td colspan="7" align="center">Data Tidak diTemukan</td></tr>'
-                "</tbody></table></div>"
-            )
-        else:
+        if head == "statistik_perkara":
             title = "STATISTIK PERKARA"
             rows = "".join(
                 f"<tr><td>{self.court.flow_title(a)}</td><td>{self.data.count(a)}</td></tr>"

@@ -340,3 +340,26 @@ def test_malformed_requests_get_400_and_the_server_lives_on(replica, http):
     )
     assert http.get(replica.url + "no/such/page").status_code == 404
     assert "Total : 300 Perkara" in http.get(replica.url).text
+
+
+def test_hearing_list_of_a_day_and_its_popup(replica, http):
+    data = _data()
+    day = "2024-06-13"
+    want = sorted(
+        data.case(i).nomor_perkara
+        for i in range(len(data))
+        for row in data.case(i).tabs.get("jadwal_sidang", [])
+        if row["tanggal"] == day
+    )
+    assert want, "the fixture court has hearings on that day"
+    html = http.get(replica.url + "list_jadwal_sidang/search/1/13/06/2024").text
+    assert "<b>JADWAL SIDANG - Kamis, 13 Jun. 2024</b>" in html
+    shown = re.findall(
+        r"<tr><td>\d+</td><td>Kamis, 13 Jun\. 2024<br>[^<]*</td><td>([^<]*)</td>", html
+    )
+    assert [" ".join(n.split()) for n in shown] == want
+    token = re.search(r"detilSidang\('([^']+)'\)", html).group(1)
+    popup = http.get(replica.url + "detil_jadwal_sidang/" + token)
+    assert popup.url == replica.url + "detil_jadwal_sidang"
+    assert "Hari dan Tanggal Sidang</font></td><td>Kamis, 13 Jun. 2024</td>" in popup.text
+    assert http.get(replica.url + "list_jadwal_sidang/search/1/31/02/2024").status_code == 404
