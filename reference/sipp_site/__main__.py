@@ -135,9 +135,19 @@ def _run(replica: Replica, host: str, port: int) -> int:
     except asyncio.CancelledError:
         pass
     except OSError as exc:
-        print(f"error: cannot serve on {host}:{port}: {exc}", file=sys.stderr)
+        print(
+            f"error: cannot serve on {host}:{port}: {exc}; "
+            "give another --port (0 picks a free one)",
+            file=sys.stderr,
+        )
         return 1
     finally:
+        # hung and slow responses still waiting: cancel them so shutdown is quiet and prompt
+        pending = asyncio.all_tasks(loop)
+        for t in pending:
+            t.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.close()
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import socket
 import subprocess
 import sys
 from collections import Counter
@@ -146,3 +147,17 @@ def test_truth_export_is_sorted_complete_and_equal_with_or_without_faults(tmp_pa
         assert doc["case"]["nomor_perkara"] == doc["source_id"]
         assert set(doc["tabs"]) == {t["slug"] for t in doc["case"]["tabs"] if t["available"]}
         assert doc["tabs"]["riwayat_perkara"][0]["proses"] == "Pendaftaran Perkara"
+
+
+def test_a_busy_port_is_refused_with_advice():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run(
+            [sys.executable, "-m", "reference.sipp_site", "--port", str(port), "--cases", "10"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    assert r.returncode == 1
+    assert "address already in use" in r.stderr
+    assert "--port" in r.stderr
