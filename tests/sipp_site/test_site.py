@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import socket
@@ -10,7 +11,7 @@ import pytest
 import requests
 
 from reference.sipp_site.court import make_court
-from reference.sipp_site.formats import date_en
+from reference.sipp_site.formats import date_en, date_id, decimal_money, rupiah
 from reference.sipp_site.model import CourtData
 from reference.sipp_site.testing import running_replica
 
@@ -363,3 +364,43 @@ def test_hearing_list_of_a_day_and_its_popup(replica, http):
     assert popup.url == replica.url + "detil_jadwal_sidang"
     assert "Hari dan Tanggal Sidang</font></td><td>Kamis, 13 Jun. 2024</td>" in popup.text
     assert http.get(replica.url + "list_jadwal_sidang/search/1/31/02/2024").status_code == 404
+
+
+def _token_of(http, base: str, data: CourtData, index: int) -> str:
+    """The show_detil token of case ``index`` from its row on the all-cases list."""
+    html = http.get(base).text
+    prefix, suffix = PAGE_TEMPLATE.search(html).groups()
+    page = (len(data) - 1 - index) // 20 + 1
+    listing = http.get(f"{prefix}{page}{suffix}").text
+    row = listing.split(f"<td>{data.case(index).nomor_perkara_raw}</td>", 1)[1]
+    return detail_tokens(row)[0]
+
+
+def test_values_are_printed_in_the_site_formats(replica, http):
+    data = _data()
+    civil = next(
+        i for i in range(len(data)) if "nilai_sengketa" in data.case(i).case_data["data_umum"]
+    )
+    case = data.case(civil)
+    token = _token_of(http, replica.url, data, civil)
+    detail = _detail(http, replica.url, token).text
+    du = case.case_data["data_umum"]
+    assert f"<td>{decimal_money(du['nilai_sengketa'])}</td>" in detail
+    registered = date_id(case.registered)
+    assert f"Tanggal Pendaftaran</font></td><td>{registered}</td>" in detail
+    biaya = http.get(replica.url + "show_biaya_perkara/" + token).text
+    first = case.tabs["biaya_perkara"][0]["transaksi"][0]
+    assert f'<td align="right">{rupiah(first["pemasukan"])}</td>' in biaya
+    assert re.search(r"Rp\. \d{1,3}(\.\d{3})+</td>", biaya)
+    riwayat = http.get(replica.url + "show_riwayat_perkara/" + token).text
+    assert f"<td>{registered}</td><td>Pendaftaran</td><td>Pendaftaran Perkara</td>" in riwayat
+
+    criminal = next(i for i in range(len(data)) if data.case(i).tabs.get("barang_bukti"))
+    case = data.case(criminal)
+    token = _token_of(http, replica.url, data, criminal)
+    http.get(replica.url)  # a full page first: fragments then have labels
+    bb = http.get(replica.url + "show_barang_bukti/" + token).text
+    item = case.tabs["barang_bukti"][0]
+    received = dt.date.fromisoformat(item["tanggal_penerimaan"]).strftime("%d/%m/%Y")
+    assert f"Tanggal Penerimaan</font></td><td>{received}</td>" in bb
+    assert bb.count('<table id="tableDetilPerkara"') == len(case.tabs["barang_bukti"])
