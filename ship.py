@@ -494,9 +494,11 @@ class ShipLogState:
 def read_ship_log(path: Path) -> ShipLogState:
     """Read a ship-log in one forward pass, in blocks (memory: the index only, plus a block).
 
-    A last line without its newline is a torn write and is ignored (``torn_tail`` bytes); a
-    line in the middle that is not a ship-log record is counted in ``bad_lines`` and skipped
-    with a warning: it is never repaired automatically.
+    A last line without its newline is a torn write and is ignored (``torn_tail`` bytes). Only
+    final lines matter to the skip rule: a block whose final lines are not all in ship.py's own
+    form is read line by line, and there a line that is not a ship-log record is counted in
+    ``bad_lines`` and skipped with a warning (never repaired). Garbage that holds no final line
+    in a block that otherwise reads fast goes unnoticed; it cannot change what is skipped.
     """
     state = ShipLogState()
     try:
@@ -594,11 +596,12 @@ def _line_is_record(line: bytes) -> bool:
 
 
 def repair_tail(path: Path) -> int:
-    """Cut a torn tail off the ship-log: the bytes after the last complete, valid line.
+    """Cut a torn tail off the ship-log; return the number of bytes cut (0: nothing to do).
 
-    A last line without newline, or whose JSON does not parse (garbage or NUL bytes a crash can
-    leave), is removed, repeatedly, until the file ends with a valid record. Returns the number
-    of bytes cut (0: nothing to do); the cut is fsynced. Call under the workspace lock only.
+    What a crash can leave at the end is cut: bytes after the last newline (a write that did not
+    finish, NUL bytes), and then the last complete line if it is not a ship-log record. Nothing
+    before that is ever touched: a bad line further up is mid-file corruption, which the reader
+    skips with a warning. The cut is fsynced. Call under the workspace lock only.
     """
     try:
         fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
@@ -607,12 +610,12 @@ def repair_tail(path: Path) -> int:
     try:
         size = os.fstat(fd).st_size
         end = size
-        while end > 0:
+        if end and os.pread(fd, 1, end - 1) != b"\n":
+            end = _line_start(fd, end)  # the unterminated rest
+        if end:
             start = _line_start(fd, end)
-            line = os.pread(fd, end - start, start)
-            if _line_is_record(line):
-                break
-            end = start
+            if not _line_is_record(os.pread(fd, end - start, start)):
+                end = start
         if end < size:
             os.ftruncate(fd, end)
             os.fsync(fd)

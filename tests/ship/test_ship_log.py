@@ -180,3 +180,19 @@ def test_the_lock_refuses_a_second_holder_naming_the_first(tmp_path: Path) -> No
     assert lock_path.read_text().strip() == str(os.getpid())
     assert stat.S_IMODE(lock_path.stat().st_mode) == 0o600
     lock.release()
+
+
+def test_repair_never_cuts_more_than_the_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / "ship-log.jsonl"
+    write(path, [line("k:a", H1, "ok")])
+    with path.open("ab") as f:
+        f.write(b"mid-file garbage\n")
+    write(path, [line("k:b", H1, "ok")])
+    with path.open("ab") as f:
+        f.write(b"bad one\nbad two\n")
+    kept = path.read_bytes()[: -len(b"bad two\n")]
+    assert repair_tail(path) == len(b"bad two\n")  # only the last line: the rest is not a tail
+    assert path.read_bytes() == kept
+    state = read_ship_log(path)
+    assert state.shipped.pop("k:a") == H1
+    assert state.shipped.pop("k:b") == H1
