@@ -94,18 +94,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     ("variant", "court_id", "cases", "seed"),
     [
         ("pn", "pn-replika", 50, 11),
-        pytest.param(
-            "pa",
-            "pa-replika",
-            30,
-            12,
-            marks=pytest.mark.xfail(
-                reason="known bug outside pipelines/ (01:11 UTC): on the PA replica every "
-                "putusan tab request ends on /putusan with 404, so those cases stay incomplete; "
-                "strict: drop this mark when it passes",
-                strict=True,
-            ),
-        ),
+        ("pa", "pa-replika", 30, 12),
     ],
 )
 def test_full_crawl_then_export_complete_only_equals_the_ground_truth(
@@ -174,13 +163,6 @@ def complete_cases(items_db: Path) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="known bug outside pipelines/ (01:14 UTC): after kill -9, the resumed crawl's case "
-    "requests saved by the killed run come back as the list page ('list page instead of "
-    "detail': their session is gone) and end as errors, so those cases are never harvested; "
-    "strict: drop this mark when it passes",
-    strict=True,
-)
 def test_a_crawl_killed_mid_way_and_resumed_exports_the_truth_without_duplicates(
     tmp_path: Path,
 ) -> None:
