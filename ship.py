@@ -1540,14 +1540,17 @@ def _run(args: argparse.Namespace, env: Mapping[str, str], progress_ref: list[Pr
             )
         t0 = time.monotonic()
         state = read_ship_log(log_path)
+        shipped_before = state.shipped.count_shipped()
         logger.info(
             "ship-log: %.1f MB, %d documents shipped before (read in %.2fs); %d documents in %s",
             state.size / 1e6,
-            state.shipped.count_shipped(),
+            shipped_before,
             time.monotonic() - t0,
             total,
             workspace,
         )
+        if args.limit is not None:  # the run ends after --limit sends (skips come on top)
+            summary.total = min(total, args.limit + shipped_before)
         pool = EndpointPool(endpoints, preferred=state.endpoint)
         if state.endpoint in endpoints and state.endpoint != endpoints[0]:
             logger.info("starting with %s, the endpoint that worked last time", state.endpoint)
@@ -1560,7 +1563,7 @@ def _run(args: argparse.Namespace, env: Mapping[str, str], progress_ref: list[Pr
         )
         progress = Progress(
             sys.stderr,
-            total=total,
+            total=summary.total,
             tty=sys.stderr.isatty(),
             interval=args.progress_interval,
         )
