@@ -43,9 +43,14 @@ if TYPE_CHECKING:
 __all__ = ["OutcomeDownloaderMiddleware", "OutcomeSpiderMiddleware", "harvest_scheduler"]
 
 
+def _is_harvest_class(cls: object) -> bool:
+    # not issubclass()/isinstance(): BaseScheduler's metaclass answers those by duck typing, so
+    # every scheduler would pass
+    return isinstance(cls, type) and HarvestScheduler in cls.__mro__
+
+
 def _require_harvest_scheduler(crawler: Crawler) -> None:
-    cls = load_object(crawler.settings["SCHEDULER"])
-    if not (isinstance(cls, type) and issubclass(cls, HarvestScheduler)):
+    if not _is_harvest_class(load_object(crawler.settings["SCHEDULER"])):
         raise NotConfigured("SCHEDULER is not extensions.scheduler.HarvestScheduler")
 
 
@@ -53,8 +58,10 @@ def harvest_scheduler(crawler: Crawler) -> HarvestScheduler | None:
     """The running :class:`HarvestScheduler` of ``crawler``, if the crawl is open."""
     engine = crawler.engine
     scheduler = engine.scheduler if engine is not None else None
-    if isinstance(scheduler, HarvestScheduler) and scheduler._store is not None:
-        return scheduler
+    if _is_harvest_class(type(scheduler)):
+        assert isinstance(scheduler, HarvestScheduler)
+        if scheduler._store is not None:
+            return scheduler
     return None
 
 
