@@ -306,7 +306,9 @@ def test_sigterm_stops_cleanly_and_the_next_run_finishes(
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)
+    deadline = time.monotonic() + 30
+    while server.stats()["posts"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the second POST is in flight (each answer takes 0.4 s)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
