@@ -351,3 +351,27 @@ def test_posts_never_follow_redirects(tmp_path: Path, server: Any) -> None:
     assert "answered 308 (redirect to" in result.stderr
     assert "POSTs are never redirected" in result.stderr
     assert server.stats()["requests"] == 0  # the redirect target never saw the token or body
+
+
+def test_ship_imports_nothing_from_scrapy(tmp_path: Path) -> None:
+    ws = build_workspace(tmp_path / "ws", 2)
+    code = (
+        "import sys, ship\n"
+        f"status = ship.main(['--workspace', {str(ws)!r}, '--dry-run', '-q'])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted'))\n"
+        "print(status, loaded)\n"
+    )
+    result = subprocess.run(
+        [PY, "-c", code], cwd=ROOT, env=ship_env(), capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "0 []"
+
+
+def test_help_lists_the_exit_codes() -> None:
+    result = subprocess.run(
+        [PY, "ship.py", "--help"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "0 ok, 1 some_failed, 64 usage, 74 ioerr, 75 tempfail, 77 noperm, 78 config" in text
