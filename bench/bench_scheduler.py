@@ -1,0 +1,153 @@
+"""Crawl throughput of the harvest scheduler against Scrapy's memory and JOBDIR schedulers.
+
+One replica court (faults off) is crawled three times by the real ``sipp`` spider and pipeline,
+with no download delay, AutoThrottle off and 16 concurrent requests:
+
+* ``harvest``: the project's settings (``extensions.scheduler.HarvestScheduler``, state in
+  SQLite, outcome and URL-log middlewares);
+* ``memory``: ``SCHEDULER = scrapy.core.scheduler.Scheduler`` without JOBDIR (the outcome
+  middlewares switch themselves off with a foreign scheduler);
+* ``jobdir``: the same with ``JOBDIR`` (pickle LIFO disk queues).
+
+Two workloads: ``details`` (``-a tabs=none``: list pages and case details, where every
+scheduler crawls correctly) and ``full`` (every tab too). Throughput = responses received / the
+crawl's ``elapsed_time_seconds`` (Scrapy's own stats, so process start-up is excluded). Prints
+each run and the ratios to ``memory`` (target for ``harvest`` >= 0.9). The memory and JOBDIR
+schedulers do not keep a case's requests apart, so in the full workload the replica's one-shot
+sessions clobber and fail their tab requests; the complete-case count shows it.
+
+    .venv/bin/python bench/bench_scheduler.py [--cases 150] [--full-cases 60] [--rounds 1]
+
+Only 127.0.0.1 is contacted; each crawl is bounded by ``--max-seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from reference.sipp_site.testing import running_replica  # noqa: E402
+
+COURT = "pn-bench"
+FAST = {
+    "DOWNLOAD_DELAY": "0",
+    "AUTOTHROTTLE_ENABLED": "False",
+    "CONCURRENT_REQUESTS": "16",
+    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
+    "TELNETCONSOLE_ENABLED": "False",
+    "LOG_LEVEL": "INFO",
+    "LOGSTATS_INTERVAL": "600",
+}
+_STATS = re.compile(r"Dumping Scrapy stats:\n(\{.*?\})\n", re.DOTALL)
+
+
+def crawl(
+    name: str, url: str, tmp: Path, max_seconds: float, spider_args: list[str]
+) -> dict[str, float]:
+    ws = tmp / f"ws-{name}"
+    settings = {**FAST, "HARVEST_WORKSPACE": str(ws)}
+    if name in ("memory", "jobdir"):
+        settings["SCHEDULER"] = "scrapy.core.scheduler.Scheduler"
+    if name == "jobdir":
+        settings["JOBDIR"] = str(tmp / "jobdir")
+    cmd = [sys.executable, "-m", "scrapy", "crawl", "sipp", "-a", f"base_url={url}"]
+    cmd += ["-a", f"court_id={COURT}", *spider_args]
+    for k, v in settings.items():
+        cmd += ["-s", f"{k}={v}"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=max_seconds, check=False
+    )
+    wall = time.perf_counter() - t0
+    m = _STATS.search(proc.stderr)
+    if proc.returncode != 0 or m is None:
+        raise SystemExit(f"{name} crawl failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    stats = ast.literal_eval(re.sub(r"datetime\.datetime\([^)]*\)", "None", m.group(1)))
+    export = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "export",
+            "--complete-only",
+            "-s",
+            f"HARVEST_WORKSPACE={ws}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    responses = float(stats.get("response_received_count", 0))
+    elapsed = float(stats["elapsed_time_seconds"])
+    return {
+        "responses": responses,
+        "elapsed": elapsed,
+        "wall": wall,
+        "per_s": responses / elapsed,
+        "retries": float(stats.get("retry/count", 0)),
+        "complete": float(len(export.stdout.splitlines())),
+    }
+
+
+WORKLOADS = {
+    # list pages and case details only: one request per case at a time by construction, so
+    # every scheduler crawls correctly and the comparison is about the scheduler alone
+    "details": ["-a", "tabs=none"],
+    # the real crawl: details and every tab, whose one-shot sessions need the group rule
+    "full": [],
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", type=int, default=150, help="cases of the details workload")
+    parser.add_argument("--full-cases", type=int, default=60, help="cases of the full workload")
+    parser.add_argument("--rounds", type=int, default=1, help="crawls per scheduler (best kept)")
+    parser.add_argument("--max-seconds", type=float, default=600)
+    args = parser.parse_args()
+    names = ("harvest", "memory", "jobdir")
+    summary: list[str] = []
+    for workload, cases in (("details", args.cases), ("full", args.full_cases)):
+        best: dict[str, dict[str, float]] = {}
+        with running_replica(cases=cases, seed=1, court_id=COURT) as rep:
+            for r in range(args.rounds):
+                for name in names:  # interleaved, so load drift hits every scheduler alike
+                    with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as tmp:
+                        res = crawl(
+                            name, rep.url, Path(tmp), args.max_seconds, WORKLOADS[workload]
+                        )
+                    print(
+                        f"{workload:7s} round {r + 1} {name:8s} {res['responses']:5.0f} responses "
+                        f"in {res['elapsed']:5.1f}s = {res['per_s']:6.1f}/s  retries "
+                        f"{res['retries']:4.0f}  complete cases {res['complete']:.0f}/{cases}",
+                        flush=True,
+                    )
+                    if name not in best or res["per_s"] > best[name]["per_s"]:
+                        best[name] = res
+        base = best["memory"]["per_s"]
+        summary.append(f"{workload} ({cases} cases):")
+        for name in names:
+            summary.append(
+                f"  {name:8s} {best[name]['per_s']:6.1f} responses/s   ratio to memory "
+                f"{best[name]['per_s'] / base:.2f}   complete cases "
+                f"{best[name]['complete']:.0f}/{cases}"
+            )
+    print()
+    print("replica, faults off, no delay, AutoThrottle off, 16 concurrent requests")
+    print("\n".join(summary))
+    print("target: harvest >= 0.90 x memory (details workload: every scheduler crawls correctly)")
+
+
+if __name__ == "__main__":
+    main()
