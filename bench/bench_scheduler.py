@@ -14,7 +14,8 @@ scheduler crawls correctly) and ``full`` (every tab too). Throughput = responses
 crawl's ``elapsed_time_seconds`` (Scrapy's own stats, so process start-up is excluded). Prints
 each run and the ratios to ``memory`` (target for ``harvest`` >= 0.9). The memory and JOBDIR
 schedulers do not keep a case's requests apart, so in the full workload the replica's one-shot
-sessions clobber and fail their tab requests; the complete-case count shows it.
+sessions clobber and fail their tab requests; the harvested-case count (full workload:
+complete cases, i.e. case part and every tab) shows it.
 
     .venv/bin/python bench/bench_scheduler.py [--cases 150] [--full-cases 60] [--rounds 1]
 
@@ -73,16 +74,9 @@ def crawl(
     if proc.returncode != 0 or m is None:
         raise SystemExit(f"{name} crawl failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     stats = ast.literal_eval(re.sub(r"datetime\.datetime\([^)]*\)", "None", m.group(1)))
+    only = ["--complete-only"] if not spider_args else []  # tabs=none: no case is complete
     export = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "export",
-            "--complete-only",
-            "-s",
-            f"HARVEST_WORKSPACE={ws}",
-        ],
+        [sys.executable, "-m", "scrapy", "export", *only, "-s", f"HARVEST_WORKSPACE={ws}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -130,7 +124,7 @@ def main() -> None:
                     print(
                         f"{workload:7s} round {r + 1} {name:8s} {res['responses']:5.0f} responses "
                         f"in {res['elapsed']:5.1f}s = {res['per_s']:6.1f}/s  retries "
-                        f"{res['retries']:4.0f}  complete cases {res['complete']:.0f}/{cases}",
+                        f"{res['retries']:4.0f}  cases harvested {res['complete']:.0f}/{cases}",
                         flush=True,
                     )
                     if name not in best or res["per_s"] > best[name]["per_s"]:
@@ -140,7 +134,7 @@ def main() -> None:
         for name in names:
             summary.append(
                 f"  {name:8s} {best[name]['per_s']:6.1f} responses/s   ratio to memory "
-                f"{best[name]['per_s'] / base:.2f}   complete cases "
+                f"{best[name]['per_s'] / base:.2f}   cases harvested "
                 f"{best[name]['complete']:.0f}/{cases}"
             )
     print()
