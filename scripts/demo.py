@@ -143,6 +143,7 @@ def main() -> int:
     api = [
         PY, "-m", "reference.ingest_api", "--port", str(api_port), "--token", TOKEN,
         "--db", str(demo / "ingest.sqlite"), "--faults", "0.2",
+        "--slow-seconds", "0.5", "--retry-after", "1",
     ]  # fmt: skip
     env = {**os.environ, "INGEST_TOKEN": TOKEN}
     ship = [PY, "ship.py", "--workspace", str(workspace), "--endpoint", endpoint]
