@@ -64,7 +64,9 @@ CREATE TABLE IF NOT EXISTS requests (
     request     BLOB NOT NULL,                 -- pickle of Request.to_dict(spider=...)
     created_at  TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
-    run_id      INTEGER                        -- last run that changed the row
+    run_id      INTEGER,                       -- last run that changed the row
+    last_event  TEXT NOT NULL DEFAULT 'enqueued', -- the last transition (mirrored in events)
+    note        TEXT                           -- why the last 'released' happened
 );
 CREATE INDEX IF NOT EXISTS requests_pending
     ON requests (court, priority DESC, id) WHERE status = 'pending';
@@ -96,6 +98,24 @@ CREATE TABLE IF NOT EXISTS events (
     detail      TEXT
 );
 CREATE INDEX IF NOT EXISTS events_request ON events (request_id);
+
+-- every transition of a request row is written to events inside the same statement
+CREATE TRIGGER IF NOT EXISTS requests_enqueued AFTER INSERT ON requests BEGIN
+    INSERT INTO events (at, run_id, request_id, event, detail)
+    VALUES (NEW.created_at, NEW.run_id, NEW.id, 'enqueued', NULL);
+END;
+CREATE TRIGGER IF NOT EXISTS requests_transition AFTER UPDATE OF last_event ON requests BEGIN
+    INSERT INTO events (at, run_id, request_id, event, detail)
+    VALUES (NEW.updated_at, NEW.run_id, NEW.id, NEW.last_event,
+            CASE NEW.last_event
+                WHEN 'dispatched' THEN 'attempt ' || NEW.attempts
+                WHEN 'error' THEN NEW.last_error
+                WHEN 'requeued' THEN NEW.last_error
+                WHEN 'retry' THEN NEW.url
+                WHEN 'redirect' THEN NEW.url
+                WHEN 'released' THEN NEW.note
+            END);
+END;
 
 CREATE TABLE IF NOT EXISTS runs (
     id           INTEGER PRIMARY KEY,
@@ -319,45 +339,36 @@ class SqliteRequestStore:
         else:
             where = "status = 'inflight' AND court = ?"
             params = (court,)
-        with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO events (at, run_id, request_id, event, detail) "
-                f"SELECT ?, ?, id, 'released', ? FROM requests WHERE {where}",
-                (at, run_id, why, *params),
-            )
-            cur = conn.execute(
-                "UPDATE requests SET status = 'pending', updated_at = ?, run_id = ? "
-                f"WHERE {where}",
-                (at, run_id, *params),
-            )
-            return cur.rowcount
+        cur = self._conn.execute(
+            "UPDATE requests SET status = 'pending', last_event = 'released', note = ?, "
+            f"updated_at = ?, run_id = ? WHERE {where}",
+            (why, at, run_id, *params),
+        )
+        return cur.rowcount
 
     def add(self, req: NewRequest, run_id: int) -> int | None:
         at = utc_now()
-        with self._tx() as conn:
-            cur = conn.execute(
-                "INSERT INTO requests (key, kind, court, group_key, status, priority, method, "
-                "url, request, created_at, updated_at, run_id) "
-                "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                (
-                    req.key,
-                    req.kind,
-                    req.court,
-                    req.group,
-                    req.priority,
-                    req.method,
-                    req.url,
-                    req.blob,
-                    at,
-                    at,
-                    run_id,
-                ),
-            )
-            if cur.rowcount != 1:
-                return None
-            rid = int(cur.lastrowid or 0)
-            self._event(conn, at, run_id, rid, "enqueued", None)
-            return rid
+        cur = self._conn.execute(
+            "INSERT INTO requests (key, kind, court, group_key, status, priority, method, "
+            "url, request, created_at, updated_at, run_id) "
+            "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+            (
+                req.key,
+                req.kind,
+                req.court,
+                req.group,
+                req.priority,
+                req.method,
+                req.url,
+                req.blob,
+                at,
+                at,
+                run_id,
+            ),
+        )
+        if cur.rowcount != 1:
+            return None
+        return int(cur.lastrowid or 0)
 
     def claim(
         self, court: str, run_id: int, *, busy_groups: Sequence[str], held: Sequence[int]
@@ -374,19 +385,18 @@ class SqliteRequestStore:
                 cond += f" OR id IN ({','.join('?' * len(held))})"
                 params.extend(held)
             cond += ")"
-        with self._tx() as conn:
-            row = conn.execute(
-                "UPDATE requests SET status = 'inflight', attempts = attempts + 1, "
-                "updated_at = ?, run_id = ? WHERE id = ("
-                "SELECT id FROM requests INDEXED BY requests_pending "
-                f"WHERE court = ? AND status = 'pending'{cond} "
-                "ORDER BY priority DESC, id LIMIT 1) "
-                "RETURNING id, key, group_key, attempts, retries, request",
-                params,
-            ).fetchone()
-            if row is None:
-                return None
-            self._event(conn, at, run_id, row[0], "dispatched", f"attempt {row[3]}")
+        row = self._conn.execute(
+            "UPDATE requests SET status = 'inflight', last_event = 'dispatched', "
+            "attempts = attempts + 1, "
+            "updated_at = ?, run_id = ? WHERE id = ("
+            "SELECT id FROM requests INDEXED BY requests_pending "
+            f"WHERE court = ? AND status = 'pending'{cond} "
+            "ORDER BY priority DESC, id LIMIT 1) "
+            "RETURNING id, key, group_key, attempts, retries, request",
+            params,
+        ).fetchone()
+        if row is None:
+            return None
         return Claimed(
             id=row[0], key=row[1], group=row[2], attempts=row[3], retries=row[4], blob=row[5]
         )
@@ -402,16 +412,14 @@ class SqliteRequestStore:
         retries: int,
     ) -> bool:
         at = utc_now()
-        with self._tx() as conn:
-            cur = conn.execute(
-                "UPDATE requests SET status = 'pending', url = ?, priority = ?, retries = ?, "
-                "updated_at = ?, run_id = ? WHERE id = ? AND status = 'inflight'",
-                (url, priority, retries, at, run_id, request_id),
-            )
-            if cur.rowcount != 1:
-                return False
-            self._event(conn, at, run_id, request_id, event, url)
-        return True
+        if event not in ("retry", "redirect"):
+            raise ValueError(f"reschedule event must be retry or redirect, not {event!r}")
+        cur = self._conn.execute(
+            "UPDATE requests SET status = 'pending', last_event = ?, url = ?, priority = ?, "
+            "retries = ?, updated_at = ?, run_id = ? WHERE id = ? AND status = 'inflight'",
+            (event, url, priority, retries, at, run_id, request_id),
+        )
+        return cur.rowcount == 1
 
     def finish(
         self,
@@ -424,17 +432,21 @@ class SqliteRequestStore:
     ) -> bool:
         at = utc_now()
         status = Status.OK if ok else Status.ERROR
-        with self._tx() as conn:
-            cur = conn.execute(
-                "UPDATE requests SET status = ?, last_error = ?, "
-                "last_status = coalesce(?, last_status), updated_at = ?, run_id = ? "
-                "WHERE id = ? AND status = 'inflight'",
-                (status.value, None if ok else reason, http_status, at, run_id, request_id),
-            )
-            if cur.rowcount != 1:
-                return False
-            self._event(conn, at, run_id, request_id, status.value, None if ok else reason)
-        return True
+        cur = self._conn.execute(
+            "UPDATE requests SET status = ?, last_event = ?, last_error = ?, "
+            "last_status = coalesce(?, last_status), updated_at = ?, run_id = ? "
+            "WHERE id = ? AND status = 'inflight'",
+            (
+                status.value,
+                status.value,
+                None if ok else reason,
+                http_status,
+                at,
+                run_id,
+                request_id,
+            ),
+        )
+        return cur.rowcount == 1
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
         self._conn.execute(
@@ -476,19 +488,12 @@ class SqliteRequestStore:
                     f"SELECT count(*) FROM requests WHERE {cond}", params
                 ).fetchone()[0]
             )
-        at = utc_now()
-        with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO events (at, run_id, request_id, event, detail) "
-                f"SELECT ?, NULL, id, 'requeued', last_error FROM requests WHERE {cond}",
-                [at, *params],
-            )
-            cur = conn.execute(
-                "UPDATE requests SET status = 'pending', retries = 0, updated_at = ? "
-                f"WHERE {cond}",
-                [at, *params],
-            )
-            return cur.rowcount
+        cur = self._conn.execute(
+            "UPDATE requests SET status = 'pending', last_event = 'requeued', retries = 0, "
+            f"updated_at = ?, run_id = NULL WHERE {cond}",
+            [utc_now(), *params],
+        )
+        return cur.rowcount
 
     # --- queries --------------------------------------------------------------------------------
 
