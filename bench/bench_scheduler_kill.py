@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -77,7 +78,7 @@ def command(name: str, url: str, tmp: Path) -> list[str]:
 
 def kill_test(
     name: str, url: str, tmp: Path, kills: int, rng: random.Random, max_seconds: float
-) -> dict[str, object]:
+) -> dict[str, Any]:
     ws = tmp / f"ws-{name}"
     log = tmp / f"{name}.log"
     cmd = command(name, url, tmp)
@@ -112,7 +113,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--max-seconds", type=float, default=300)
     args = parser.parse_args()
-    results = {}
+    results: dict[str, dict[str, Any]] = {}
     with running_replica(cases=args.cases, seed=1, court_id=COURT) as rep:
         for name in ("jobdir", "harvest"):
             with tempfile.TemporaryDirectory(prefix=f"bench-kill-{name}-") as tmp:
@@ -133,11 +134,11 @@ def main() -> None:
             f"'{r['reason']}'; it resumed {r['resumed']} scheduled requests and filtered "
             f"{r['filtered']} as already seen"
         )
-    lost = args.cases - int(results["jobdir"]["cases"])  # type: ignore[call-overload]
+    lost = args.cases - int(results["jobdir"]["cases"])
     print(
         f"  JOBDIR lost {lost} cases and reported success; harvest lost "
         f"{args.cases - int(results['harvest']['cases'])}."
-    )  # type: ignore[call-overload]
+    )
 
 
 if __name__ == "__main__":

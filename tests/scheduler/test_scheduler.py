@@ -218,9 +218,13 @@ def test_fail_strips_credentials(ws: Path) -> None:
     assert reason == "TunnelError: proxy http://proxy:8080 refused, token=***"
 
 
+def _not_a_method(response: object) -> None:
+    """A callback that is not a spider method: cannot be stored."""
+
+
 def test_unserializable_request_fails_loudly(ws: Path, caplog: pytest.LogCaptureFixture) -> None:
     s, stats = make(ws)
-    bad = Request("http://127.0.0.1/x", callback=lambda r: None, meta={"harvest_key": "case|c1|1"})
+    bad = Request("http://127.0.0.1/x", callback=_not_a_method, meta={"harvest_key": "case|c1|1"})
     assert not s.enqueue_request(bad)
     assert stats.values["harvest/scheduler/unserializable"] == 1
     assert "must be methods of the spider" in caplog.text
