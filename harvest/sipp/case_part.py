@@ -8,7 +8,9 @@ from harvest.identity import normalise_case_number
 from harvest.sipp.detail_page import DetailPage
 from harvest.sipp.list_page import ListRow
 
-#: The keys a row of the all-cases list (and every flow list but tilang) carries.
+#: The keys of a row of the all-cases list (and every flow list but tilang) the item keeps.
+#: ``lama_proses`` (``N Hari``, days since registration) is parsed but left out: it grows every
+#: day an open case waits, so keeping it would re-hash (and re-ship) every open case daily.
 LIST_ROW_KEYS = frozenset(
     {
         "nomor_perkara",
@@ -16,9 +18,10 @@ LIST_ROW_KEYS = frozenset(
         "klasifikasi_perkara",
         "para_pihak",
         "status_perkara",
-        "lama_proses",
     }
 )
+#: Keys every list row must have for it to be the all-cases row the item format describes.
+_ALL_CASES_ROW_KEYS = LIST_ROW_KEYS | {"lama_proses"}
 
 
 def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> dict[str, Any]:
@@ -32,7 +35,7 @@ def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> di
     all-cases list cannot be rebuilt from it or from the detail page).
     """
     list_row: dict[str, Any] | None = None
-    if row is not None and row.data.keys() >= LIST_ROW_KEYS:
+    if row is not None and row.data.keys() >= _ALL_CASES_ROW_KEYS:
         list_row = {key: row.data[key] for key in row.data if key in LIST_ROW_KEYS}
     return {
         "court": court_id,

@@ -386,7 +386,10 @@ class _CaseBuilder:
         tabs = {t["slug"]: self.tabs[t["slug"]] for t in tab_list if t["available"]}
         end = self.putusan_day if self.clock.happened(self.putusan_day) else TODAY
         assert end is not None
-        lama = max(0, (end - self.reg).days - self.mediasi_days)
+        # "Lama Proses" (days since registration) grows every day an open case waits: shown on
+        # the list, but volatile, so it is not part of the item (it would re-hash and re-ship
+        # every open case daily); it is derivable from the dates the item keeps.
+        self.extra["lama_proses"] = max(0, (end - self.reg).days - self.mediasi_days)
         para_pihak = [dict(p) for p in self.header_parties]
         if self.alur.kind == "permohonan":
             para_pihak = para_pihak[:1]
@@ -400,7 +403,6 @@ class _CaseBuilder:
                 "klasifikasi_perkara": self.klasifikasi,
                 "para_pihak": para_pihak,
                 "status_perkara": self.status,
-                "lama_proses": lama,
             },
             "header": {
                 "nomor_perkara": self.raw,

@@ -302,7 +302,7 @@ def row_cells(case: Case, tilang: bool = False) -> str:
         f'<td align="center">{date_en(dt.date.fromisoformat(r["tanggal_register"]))}</td>'
         f"<td>{e(r['klasifikasi_perkara'])}</td><td>{_para_pihak(r['para_pihak'])}</td>"
         f"<td>{e(r['status_perkara'])}</td>"
-        f'<td style = "text-align:right;">{r["lama_proses"]} Hari</td>'
+        f'<td style = "text-align:right;">{case.extra["lama_proses"]} Hari</td>'
     )
 
 

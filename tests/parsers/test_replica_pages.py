@@ -277,3 +277,13 @@ def test_php_notice_before_a_valid_replica_page():
     )
     html = notice + read_fixture("replica/cases/pn-pidana/detail.html")
     assert page_error(html, expect="detail") == "php error"
+
+
+def test_lama_proses_is_parsed_but_kept_out_of_the_case_part():
+    # "N Hari" grows daily for an open case: in the item it would re-ship every open case daily
+    row = _row("pn-gugatan-open")
+    assert isinstance(row.data["lama_proses"], int)
+    data = case_part_data("pn-replika", row, _detail("pn-gugatan-open"))
+    assert data["list_row"] is not None
+    assert "lama_proses" not in data["list_row"]
+    assert data["list_row"]["tanggal_register"] == row.registered

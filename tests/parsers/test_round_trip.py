@@ -80,7 +80,7 @@ def test_list_pages_round_trip(court):
     assert len(rows) == len(data)
     for row, index in zip(rows, data.indices_newest_first(), strict=True):
         case = data.case(index)
-        assert row.data == case.case_data["list_row"]
+        assert row.data == {**case.case_data["list_row"], "lama_proses": case.extra["lama_proses"]}
         assert row.nomor_perkara == case.nomor_perkara_raw
         assert row.registered == case.case_data["list_row"]["tanggal_register"]
 
