@@ -51,6 +51,7 @@ import urllib3.exceptions
 from requests.adapters import HTTPAdapter
 
 from harvest.canonical import NotCanonicalisable, document_hash
+from harvest.workspace import ITEMS_DB, SHIP_LOG, WORKSPACE_ENV, closest_scrapy_cfg
 from pipelines.store import ItemStore, ItemStoreError
 
 __all__ = [
@@ -76,14 +77,9 @@ __all__ = [
 # Not ``logging.getLogger(__name__)``: run as a script, ``__name__`` is ``"__main__"``.
 logger = logging.getLogger("ship")
 
-#: Environment variables read by ``main``.
-WORKSPACE_ENV = "HARVEST_WORKSPACE"
+#: Environment variables read by ``main`` (and ``harvest.workspace.WORKSPACE_ENV``).
 ENDPOINT_ENV = "INGEST_URL"
 TOKEN_ENV = "INGEST_TOKEN"
-#: File names inside the workspace (the same names as ``harvest.workspace``, which imports
-#: Scrapy and so cannot be imported here).
-ITEMS_DB = "items.sqlite"
-SHIP_LOG = "ship-log.jsonl"
 SHIP_LOCK = "ship-log.lock"
 
 DEFAULT_MAX_ATTEMPTS = 6
@@ -1392,14 +1388,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _closest_scrapy_cfg(start: Path) -> Path | None:
-    for directory in (start, *start.parents):
-        candidate = directory / "scrapy.cfg"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def resolve_workspace(option: str | None, env: Mapping[str, str], cwd: Path) -> Path:
     """``--workspace`` (relative to the current directory), else ``$HARVEST_WORKSPACE``
     (relative to scrapy.cfg's directory, as the crawl reads it), else ``./workspace`` beside
@@ -1409,7 +1397,7 @@ def resolve_workspace(option: str | None, env: Mapping[str, str], cwd: Path) -> 
     raw = env.get(WORKSPACE_ENV, "")
     if raw and Path(raw).expanduser().is_absolute():
         return Path(raw).expanduser()
-    cfg = _closest_scrapy_cfg(cwd)
+    cfg = closest_scrapy_cfg(cwd)
     if cfg is None:
         raise ConfigError(
             f"no workspace: give --workspace DIR or an absolute {WORKSPACE_ENV} (there is no "

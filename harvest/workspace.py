@@ -1,14 +1,13 @@
 """The isolated workspace of DESIGN.md: where it is, and creating it and its files privately.
 
 Case data names real people: the directory is created ``0700`` and every file in it ``0600``.
+Imports nothing from Scrapy: ``ship.py`` and the item store use it too.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from scrapy.utils.conf import closest_scrapy_cfg
 
 #: Environment variable (and Scrapy setting) naming the workspace directory.
 WORKSPACE_ENV = "HARVEST_WORKSPACE"
@@ -19,6 +18,16 @@ SHIP_LOG = "ship-log.jsonl"
 
 class WorkspaceError(RuntimeError):
     """The workspace cannot be located or created; the message says what to set."""
+
+
+def closest_scrapy_cfg(start: Path | None = None) -> Path | None:
+    """The nearest ``scrapy.cfg`` in ``start`` (default: the current directory) or above it."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / "scrapy.cfg"
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def resolve_workspace(value: str | os.PathLike[str] | None) -> Path:
@@ -32,13 +41,13 @@ def resolve_workspace(value: str | os.PathLike[str] | None) -> Path:
     if raw and Path(raw).expanduser().is_absolute():
         return Path(raw).expanduser()
     cfg = closest_scrapy_cfg()
-    if not cfg:
+    if cfg is None:
         raise WorkspaceError(
             f"{WORKSPACE_ENV} must be an absolute path here: there is no scrapy.cfg to place "
             f"{raw or './workspace'!r} beside (under scrapyd, schedule with "
             f"-d setting={WORKSPACE_ENV}=/abs/path/to/workspace)"
         )
-    return Path(cfg).parent / (raw or "workspace")
+    return cfg.parent / (raw or "workspace")
 
 
 def ensure_workspace(path: Path) -> Path:

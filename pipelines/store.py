@@ -45,6 +45,7 @@ from harvest.identity import (
     validate_court_id,
 )
 from harvest.items import CASE_PART, TAB_PART_PREFIX
+from harvest.workspace import secure_sqlite_files
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -350,7 +351,7 @@ class ItemStore:
         try:
             fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
             os.close(fd)
-            _secure_files(path)
+            secure_sqlite_files(path)
         except OSError as exc:
             raise ItemStoreError(
                 f"cannot create item store {str(path)!r}: {exc.strerror}; the workspace "
@@ -401,7 +402,7 @@ class ItemStore:
                 conn.execute("PRAGMA synchronous = NORMAL")
             except sqlite3.DatabaseError as exc:
                 raise self._error("cannot switch to WAL mode", exc) from exc
-            _secure_files(self.path)
+            secure_sqlite_files(self.path)
 
     def _create_schema(self) -> None:
         with self._write():
@@ -666,11 +667,3 @@ class ItemStore:
             return None
         result: list[str] = json.loads(row[1])
         return result
-
-
-def _secure_files(path: Path) -> None:
-    """Tighten the database and its WAL/SHM companions to ``0600`` (as harvest.workspace does)."""
-    for suffix in ("", "-wal", "-shm"):
-        companion = Path(f"{path}{suffix}")
-        if companion.exists():
-            os.chmod(companion, 0o600)
