@@ -113,7 +113,7 @@ def counts_by_status(ws: Path) -> dict[str, int]:
 
 
 def assert_state_invariants(ws: Path) -> None:
-    """No row in flight, one row per key, every error with a reason."""
+    """No row in flight, one row per key, every error with a reason, counts exact."""
     assert query(ws, "SELECT count(*) FROM requests WHERE status = 'inflight'") == [(0,)]
     total, distinct = query(ws, "SELECT count(*), count(DISTINCT key) FROM requests")[0]
     assert total == distinct
@@ -121,6 +121,10 @@ def assert_state_invariants(ws: Path) -> None:
         ws,
         "SELECT count(*) FROM requests WHERE status = 'error' AND coalesce(last_error, '') = ''",
     ) == [(0,)]
+    # the counts `scrapy status` shows (kept by triggers) equal a direct count
+    assert query(
+        ws, "SELECT court, kind, status, n FROM request_counts WHERE n > 0 ORDER BY 1, 2, 3"
+    ) == query(ws, "SELECT court, kind, status, count(*) FROM requests GROUP BY 1, 2, 3")
 
 
 def interrupt(proc: subprocess.Popen[bytes], times: int) -> int:
