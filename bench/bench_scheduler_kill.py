@@ -96,8 +96,10 @@ def kill_test(
         cmd, cwd=ROOT, capture_output=True, text=True, timeout=max_seconds, check=False
     )
     reason = re.findall(r"Spider closed \((\w+)\)", final.stderr)
-    filtered = re.findall(r"'dupefilter/filtered': (\d+)", final.stderr)
-    resumed = re.findall(r"Resuming crawl \((\d+) requests scheduled\)", final.stderr)
+    filtered = re.findall(
+        r"'(?:dupefilter/filtered|harvest/scheduler/duplicate)': (\d+)", final.stderr
+    )
+    resumed = re.findall(r"Resuming crawl(?: of \S+)? \((\d+) requests scheduled\)", final.stderr)
     return {
         "cases": harvested(ws),
         "reason": reason[-1] if reason else f"exit {final.returncode}",
