@@ -262,3 +262,24 @@ def test_config_validates() -> None:
         SchedulerConfig(workspace="/x", busy_timeout=0)
     with pytest.raises(ConfigError, match="cannot be imported"):
         SchedulerConfig(workspace="/x", store="nowhere.Store")
+
+
+def test_the_scheduler_runs_unchanged_on_another_store(ws: Path) -> None:
+    store = "extensions.memory_store.MemoryRequestStore"
+    s = HarvestScheduler(
+        config=SchedulerConfig(workspace=str(ws), store=store),
+        stats=None,
+        fingerprint=RequestFingerprinter().fingerprint,
+    )
+    s.open(UnitSpider())
+    assert s.enqueue_request(req("case|c1|1", meta={"harvest_group": "g"}))
+    assert not s.enqueue_request(req("case|c1|1"))
+    r = s.next_request()
+    assert r is not None
+    rid = s.output_started(respond(r))
+    assert rid is not None
+    s.output_done(rid)
+    report = s.store.status_report()
+    assert report.totals() == {"pending": 0, "inflight": 0, "ok": 1, "error": 0}
+    s.close("finished")
+    assert not (ws / "state.sqlite").exists()

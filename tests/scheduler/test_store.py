@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from extensions.memory_store import MemoryRequestStore
 from extensions.sqlite_store import SCHEMA_VERSION, SqliteRequestStore
 from extensions.store import (
     CrawlLocked,
@@ -44,10 +45,23 @@ def new(key: str, *, group: str | None = None, priority: int = 0, court: str = "
 class StoreContract:
     """Behaviour every RequestStore must have; subclasses say how to open one."""
 
-    def open(self, path: Path) -> SqliteRequestStore:
+    def open(self, path: Path) -> SqliteRequestStore | MemoryRequestStore:
         raise NotImplementedError
 
-    reopens = True
+    def test_close_and_reopen_keeps_the_state(self, db: Path) -> None:
+        s = self.open(db)
+        run_id, _ = s.start_run(RUN)
+        a = s.add(new("case|c1|1", group="g"), run_id)
+        s.add(new("case|c1|2"), run_id)
+        s.claim("c1", run_id, busy_groups=[], held=[])
+        s.close()
+        s = self.open(db)
+        assert s.add(new("case|c1|1"), run_id) is None  # dedupe survives
+        assert s.count(status=Status.INFLIGHT) == 1
+        assert s.release_inflight("c1", run_id, why="open") == 1
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        assert (c.id, c.attempts) == (a, 2)
 
     @pytest.fixture
     def db(self, tmp_path: Path) -> Path:
@@ -183,6 +197,11 @@ class StoreContract:
         assert s.status_report(court="nope").totals() == dict.fromkeys(
             ["pending", "inflight", "ok", "error"], 0
         )
+
+
+class TestMemoryStore(StoreContract):
+    def open(self, path: Path) -> MemoryRequestStore:
+        return MemoryRequestStore.open(path)
 
 
 class TestSqliteStore(StoreContract):

@@ -1,0 +1,290 @@
+"""An in-memory :class:`~extensions.store.RequestStore`: for tests; proves the interface suffices.
+
+Nothing survives the process: never use it for a real crawl (``HARVEST_STATE_STORE`` must stay the
+SQLite store). Data is kept per path in a process-wide registry, so closing and reopening the same
+path within one process sees the same state (as a database would); the crawl lock is process-wide
+too. Claiming scans the pending rows, fine for tests, not for millions of rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .sqlite_store import utc_now
+from .store import (
+    Claimed,
+    CrawlLocked,
+    ErrorFilter,
+    Exchange,
+    NewRequest,
+    RunInfo,
+    StateError,
+    Status,
+    StatusReport,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["MemoryRequestStore"]
+
+
+@dataclasses.dataclass
+class _Row:
+    id: int
+    key: str
+    kind: str
+    court: str
+    group: str | None
+    status: str
+    priority: int
+    method: str
+    url: str
+    blob: bytes
+    created_at: str
+    updated_at: str
+    attempts: int = 0
+    retries: int = 0
+    last_status: int | None = None
+    last_error: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "key": self.key,
+            "kind": self.kind,
+            "court": self.court,
+            "status": self.status,
+            "attempts": self.attempts,
+            "url": self.url,
+            "last_status": self.last_status,
+            "last_error": self.last_error,
+            "updated_at": self.updated_at,
+        }
+
+
+@dataclasses.dataclass
+class _Data:
+    rows: dict[int, _Row] = dataclasses.field(default_factory=dict)
+    keys: dict[str, int] = dataclasses.field(default_factory=dict)
+    events: list[tuple[str, int | None, int | None, str, str | None]] = dataclasses.field(
+        default_factory=list
+    )
+    url_log: list[tuple[int | None, Exchange]] = dataclasses.field(default_factory=list)
+    runs: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    locks: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+
+class MemoryRequestStore:
+    """:class:`extensions.store.RequestStore` in process memory (see the module docstring)."""
+
+    _registry: ClassVar[dict[str, _Data]] = {}
+    _registry_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, data: _Data, path: str) -> None:
+        self._d = data
+        self.path = path
+        self._held_court: str | None = None
+
+    @classmethod
+    def open(
+        cls,
+        path: Path,
+        *,
+        readonly: bool = False,
+        busy_timeout: float = 30.0,
+        synchronous: str = "NORMAL",
+    ) -> MemoryRequestStore:
+        key = str(path)
+        with cls._registry_lock:
+            if key not in cls._registry:
+                if readonly:
+                    raise StateError(f"no request state at {key!r} in this process")
+                cls._registry[key] = _Data()
+            return cls(cls._registry[key], key)
+
+    def close(self) -> None:
+        self.release_crawl_lock()
+
+    def _event(self, run_id: int | None, rid: int | None, event: str, detail: str | None) -> None:
+        self._d.events.append((utc_now(), run_id, rid, event, detail))
+
+    def _move(
+        self, row: _Row, status: str, run_id: int | None, event: str, detail: str | None
+    ) -> None:
+        row.status = status
+        row.updated_at = utc_now()
+        self._event(run_id, row.id, event, detail)
+
+    # --- lock and runs --------------------------------------------------------------------------
+
+    def acquire_crawl_lock(self, run: RunInfo) -> None:
+        holder = self._d.locks.get(run.court)
+        if holder is not None:
+            raise CrawlLocked(run.court, holder, f"memory:{self.path}")
+        self._d.locks[run.court] = dataclasses.asdict(run)
+        self._held_court = run.court
+
+    def release_crawl_lock(self) -> None:
+        if self._held_court is not None:
+            self._d.locks.pop(self._held_court, None)
+            self._held_court = None
+
+    def start_run(self, run: RunInfo) -> tuple[int, list[int]]:
+        dead = [r["id"] for r in self._d.runs if r["court"] == run.court and r["ended_at"] is None]
+        for r in self._d.runs:
+            if r["id"] in dead:
+                r.update(ended_at=utc_now(), close_reason="killed")
+        run_id = len(self._d.runs) + 1
+        self._d.runs.append(
+            {**dataclasses.asdict(run), "id": run_id, "ended_at": None, "close_reason": None}
+        )
+        for rid in dead:
+            self._event(run_id, None, "run_killed", f"run {rid} never closed")
+        self._event(run_id, None, "run_start", run.court)
+        return run_id, dead
+
+    def end_run(self, run_id: int, reason: str) -> None:
+        self._d.runs[run_id - 1].update(ended_at=utc_now(), close_reason=reason)
+        self._event(run_id, None, "run_stop", reason)
+
+    # --- transitions ----------------------------------------------------------------------------
+
+    def release_inflight(
+        self, court: str, run_id: int, *, ids: Sequence[int] | None = None, why: str
+    ) -> int:
+        chosen = (
+            [self._d.rows[i] for i in ids if i in self._d.rows]
+            if ids is not None
+            else [r for r in self._d.rows.values() if r.court == court]
+        )
+        moved = 0
+        for row in chosen:
+            if row.status == Status.INFLIGHT:
+                self._move(row, Status.PENDING, run_id, "released", why)
+                moved += 1
+        return moved
+
+    def add(self, req: NewRequest, run_id: int) -> int | None:
+        if req.key in self._d.keys:
+            return None
+        rid = len(self._d.rows) + 1
+        at = utc_now()
+        self._d.rows[rid] = _Row(
+            rid, req.key, req.kind, req.court, req.group, Status.PENDING, req.priority,
+            req.method, req.url, req.blob, at, at,
+        )  # fmt: skip
+        self._d.keys[req.key] = rid
+        self._event(run_id, rid, "enqueued", None)
+        return rid
+
+    def claim(
+        self, court: str, run_id: int, *, busy_groups: Sequence[str], held: Sequence[int]
+    ) -> Claimed | None:
+        busy, allowed = set(busy_groups), set(held)
+        candidates = [
+            r
+            for r in self._d.rows.values()
+            if r.court == court
+            and r.status == Status.PENDING
+            and (r.group is None or r.group not in busy or r.id in allowed)
+        ]
+        if not candidates:
+            return None
+        row = min(candidates, key=lambda r: (-r.priority, r.id))
+        row.attempts += 1
+        self._move(row, Status.INFLIGHT, run_id, "dispatched", f"attempt {row.attempts}")
+        return Claimed(row.id, row.key, row.group, row.attempts, row.retries, row.blob)
+
+    def reschedule(
+        self, request_id: int, run_id: int, *, event: str, url: str, priority: int, retries: int
+    ) -> bool:
+        row = self._d.rows.get(request_id)
+        if row is None or row.status != Status.INFLIGHT:
+            return False
+        row.url, row.priority, row.retries = url, priority, retries
+        self._move(row, Status.PENDING, run_id, event, url)
+        return True
+
+    def finish(
+        self,
+        request_id: int,
+        run_id: int,
+        *,
+        ok: bool,
+        reason: str | None = None,
+        http_status: int | None = None,
+    ) -> bool:
+        row = self._d.rows.get(request_id)
+        if row is None or row.status != Status.INFLIGHT:
+            return False
+        row.last_error = None if ok else reason
+        if http_status is not None:
+            row.last_status = http_status
+        status = Status.OK if ok else Status.ERROR
+        self._move(row, status, run_id, status.value, row.last_error)
+        return True
+
+    def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
+        self._d.url_log.append((run_id, exchange))
+
+    def requeue(self, flt: ErrorFilter, *, dry_run: bool = False) -> int:
+        chosen = [
+            r
+            for r in self._d.rows.values()
+            if r.status == Status.ERROR
+            and (flt.kind is None or r.kind == flt.kind)
+            and (flt.court is None or r.court == flt.court)
+            and (flt.reason is None or flt.reason.lower() in (r.last_error or "").lower())
+            and (flt.older_than is None or r.updated_at < flt.older_than)
+        ]
+        if not dry_run:
+            for row in chosen:
+                row.retries = 0
+                self._move(row, Status.PENDING, None, "requeued", row.last_error)
+        return len(chosen)
+
+    # --- queries --------------------------------------------------------------------------------
+
+    def has_pending(self, court: str) -> bool:
+        return any(r.court == court and r.status == Status.PENDING for r in self._d.rows.values())
+
+    def count(self, *, court: str | None = None, status: Status | None = None) -> int:
+        return sum(
+            1
+            for r in self._d.rows.values()
+            if (court is None or r.court == court) and (status is None or r.status == status)
+        )
+
+    def status_report(self, *, court: str | None = None, limit: int = 10) -> StatusReport:
+        rows = [r for r in self._d.rows.values() if court is None or r.court == court]
+        counts: dict[tuple[str, str, str], int] = {}
+        for r in rows:
+            k = (r.court, r.kind, str(r.status))
+            counts[k] = counts.get(k, 0) + 1
+        pending = sorted(
+            (r for r in rows if r.status == Status.PENDING), key=lambda r: (r.updated_at, r.id)
+        )
+        errors = sorted(
+            (r for r in rows if r.status == Status.ERROR),
+            key=lambda r: (r.updated_at, r.id),
+            reverse=True,
+        )
+        runs = [
+            {k: r[k] for k in ("id", "court", "spider", "pid", "host", "job", "started_at",
+                               "ended_at", "close_reason")}
+            for r in reversed(self._d.runs)
+            if court is None or r["court"] == court
+        ][:limit]  # fmt: skip
+        return StatusReport(
+            counts=[
+                {"court": c, "kind": k, "status": s, "count": n}
+                for (c, k, s), n in sorted(counts.items())
+            ],
+            oldest_pending=[r.public() for r in pending[:limit]],
+            latest_errors=[r.public() for r in errors[:limit]],
+            runs=runs,
+        )
