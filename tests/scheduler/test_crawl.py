@@ -114,8 +114,8 @@ def test_sigint_then_resume(tmp_path: Path, signals: int) -> None:
         if signals == 1:
             assert first == [("shutdown",)]
             assert_state_invariants(ws)  # graceful: nothing left in flight
-        else:
-            assert first == [(None,)]  # forced: close() never ran
+        else:  # forced: close() never ran (unless the graceful drain won the race)
+            assert first in ([(None,)], [("shutdown",)])
         final = run(cmd, log=log)
         assert final.returncode == 0, final.stderr[-3000:]
     assert stored_items(ws) == site.truth("mini")

@@ -91,8 +91,12 @@ def test_kills_and_interrupts_lose_nothing(tmp_path: Path) -> None:
         assert final.returncode == 0, final.stderr[-3000:]
         want = truth(rep, tmp_path)
     assert_state_invariants(ws)
-    reasons = query(ws, "SELECT close_reason, count(*) FROM runs GROUP BY 1 ORDER BY 1")
-    assert reasons == [("finished", 1), ("killed", 6), ("shutdown", 1)]
+    reasons = dict(query(ws, "SELECT close_reason, count(*) FROM runs GROUP BY 1"))
+    # the forced stop (two SIGINTs) never closes, unless the graceful drain won the race
+    assert reasons in (
+        {"finished": 1, "killed": 6, "shutdown": 1},
+        {"finished": 1, "killed": 5, "shutdown": 2},
+    )
     assert counts_by_status(ws).get("error", 0) == 0, query(
         ws, "SELECT key, last_error FROM requests WHERE status = 'error'"
     )
@@ -119,7 +123,8 @@ def test_requeue_after_faults_are_switched_off(tmp_path: Path) -> None:
     assert failed > 0
     with running_replica(cases=60, seed=5, court_id=COURT, port=port) as rep:  # faults off
         requeue = run([*SCRAPY, "requeue", "-s", f"HARVEST_WORKSPACE={ws}"])
-        assert requeue.stdout.strip() == f"requeued {failed} failed requests to pending"
+        plural = "s" if failed != 1 else ""
+        assert requeue.stdout.strip() == f"requeued {failed} failed request{plural} to pending"
         again = run(crawl_cmd(ws, rep.url), timeout=300, log=log)
         assert again.returncode == 0, again.stderr[-3000:]
         want = truth(rep, tmp_path)
