@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import REPO, harvested, mismatches, state_query, truth_by_key
+from tests.support.harvest_run import REPO, exported, mismatches, state_query, truth_by_key
 
 pytestmark = pytest.mark.slow
 
@@ -153,7 +153,7 @@ def test_a_scrapyd_job_harvests_into_an_absolute_workspace(
         form += [("setting", f"{k}={v}") for k, v in settings.items()]
         assert api(scrapyd.url, "schedule.json", form)["status"] == "ok"
         wait_finished(scrapyd.url, "job-pn-replika-1")
-    assert mismatches(harvested(workspace), truth) == {}
+    assert mismatches(exported(workspace), truth) == {}
     runs = state_query(workspace, "SELECT job, close_reason FROM runs")
     assert runs == [("job-pn-replika-1", "finished")]
 

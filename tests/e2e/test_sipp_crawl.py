@@ -15,7 +15,7 @@ import pytest
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
     crawl,
-    harvested,
+    exported,
     mismatches,
     scrapy_command,
     state_query,
@@ -40,7 +40,7 @@ def test_300_cases_of_every_type_equal_the_ground_truth(tmp_path: Path) -> None:
     types = collections.Counter(case_type(doc["source_id"]) for doc in truth.values())
     assert {"Pid.B", "Pid.Sus-Anak", "Pdt.G", "Pdt.P", "Pdt.G.S", "Pid.C"} <= set(types)
 
-    got = harvested(tmp_path / "ws")
+    got = exported(tmp_path / "ws")
     assert mismatches(got, truth) == {}
     assert len(got) == 300
     # every request ended ok: nothing failed, nothing left waiting, nothing attributed twice
@@ -61,7 +61,7 @@ def test_faults_are_recorded_then_requeue_and_resume_complete_every_case(tmp_pat
         first = crawl(replica.url, COURT, workspace, settings=faulty_settings)
     assert first.returncode == 0, first.stderr[-3000:]
 
-    got = harvested(workspace)
+    got = exported(workspace)
     errors = state_query(
         workspace, "SELECT key, kind, group_key, last_error FROM requests WHERE status = 'error'"
     )
@@ -86,7 +86,7 @@ def test_faults_are_recorded_then_requeue_and_resume_complete_every_case(tmp_pat
         assert f"{len(errors)}" in requeue.stdout + requeue.stderr
         second = crawl(replica.url, COURT, workspace)
     assert second.returncode == 0, second.stderr[-3000:]
-    assert mismatches(harvested(workspace), truth) == {}
+    assert mismatches(exported(workspace), truth) == {}
     statuses = dict(state_query(workspace, "SELECT status, COUNT(*) FROM requests GROUP BY 1"))
     assert set(statuses) == {"ok"}, statuses
 
@@ -101,5 +101,5 @@ def test_a_pa_court_with_disamarkan_names_and_missing_labels_equals_the_truth(
         result = crawl(replica.url, "pa-replika", tmp_path / "ws")
     assert result.returncode == 0, result.stderr[-3000:]
     assert any("Disamarkan" in str(doc) for doc in truth.values())
-    assert mismatches(harvested(tmp_path / "ws"), truth) == {}
+    assert mismatches(exported(tmp_path / "ws"), truth) == {}
     assert not state_query(tmp_path / "ws", "SELECT key FROM requests WHERE status = 'error'")

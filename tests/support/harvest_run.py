@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pipelines.store import ItemStore
+from harvest.canonical import document_hash
 
 REPO = Path(__file__).resolve().parents[2]
 SCRAPY = str(Path(sys.executable).with_name("scrapy"))
@@ -82,16 +82,16 @@ def truth_by_key(path: Path) -> dict[str, dict[str, Any]]:
     return {doc["dedupe_key"]: doc for doc in read_jsonl(path)}
 
 
-def harvested(workspace: Path, *, complete_only: bool = True) -> dict[str, dict[str, Any]]:
-    """The workspace's case documents by key, without ``content_hash`` (as the truth has them)."""
-    store = ItemStore.open(workspace / "items.sqlite", readonly=True)
-    try:
-        docs = {d["dedupe_key"]: d for d in store.iter_documents(complete_only=complete_only)}
-    finally:
-        store.close()
-    for doc in docs.values():
-        doc.pop("content_hash", None)
-    return docs
+def exported(workspace: Path, *args: str) -> dict[str, dict[str, Any]]:
+    """``scrapy export --complete-only`` (plus ``args``) by key, each ``content_hash`` checked
+    against the document's content and then removed (the truth has none)."""
+    result = scrapy_command("export", workspace, "--complete-only", *args)
+    assert result.returncode == 0, result.stderr[-2000:]
+    docs = [json.loads(line) for line in result.stdout.splitlines()]
+    for doc in docs:
+        claimed = doc.pop("content_hash")
+        assert claimed == document_hash(doc), f"{doc['dedupe_key']}: content_hash is not its own"
+    return {doc["dedupe_key"]: doc for doc in docs}
 
 
 def first_difference(got: Any, want: Any, path: str = "") -> str | None:
