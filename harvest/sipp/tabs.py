@@ -8,7 +8,7 @@ Columns and rows are found by their header / label text, never by position alone
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from harvest.sipp.detail_page import date_value, table_records
@@ -40,6 +40,11 @@ NO_DATA_MESSAGES = frozenset(
 OTHER_ROWS = "lainnya"
 
 TabParser = Callable[[str], Any]
+#: Converts one value cell to its field's value; ``where`` (tab and label) goes into errors.
+CellConverter = Callable[[Element, str], Any]
+#: Lower-case label -> ``(key, converter)`` for one label/value table. Key ``None``: the
+#: converter returns the row's fields itself (a row whose shape decides its key).
+LabelMap = Mapping[str, tuple[str | None, CellConverter]]
 
 
 def parse_tab(slug: str, html: str) -> Any:
@@ -170,9 +175,62 @@ def _get(rec: dict[str, Element], *names: str) -> Element | None:
     return None
 
 
-def _require_tables(tables: list[Any], slug: str, what: str) -> None:
+def _data_tables(doc: Element, slug: str, table_id: str | None = None) -> list[Element]:
+    """The fragment's top-level tables with ``id=table_id`` (all top-level tables when none has
+    that id, or without ``table_id``); ParseError when there is no table at all."""
+    tables = (_top_tables(doc, table_id) if table_id else []) or _top_tables(doc)
     if not tables:
+        what = f"table#{table_id}" if table_id else "table"
         raise ParseError(f"tab {slug}: no {what} and no no-data message in the fragment")
+    return tables
+
+
+def _nested_records(cell: Element) -> list[dict[str, Element]]:
+    """The records of the table nested in a value cell; ``[]`` when the cell holds none."""
+    nested = first(cell, ".//table")
+    return table_records(nested) if nested is not None else []
+
+
+def _add_other_row(record: dict[str, Any], label: str, cell: Element) -> None:
+    """Keep a label row no parser maps under :data:`OTHER_ROWS`, so nothing shown is lost."""
+    record.setdefault(OTHER_ROWS, []).append({"label": label, "value": text(cell)})
+
+
+def _text_field(cell: Element, where: str) -> str | None:
+    """Converter: the cell's text, ``None`` when empty (text cannot fail: ``where`` unused)."""
+    return _text(cell)
+
+
+def _long_field(cell: Element, where: str) -> str | None:
+    """Converter: a long text cell (:func:`harvest.sipp.html.long_text`)."""
+    return long_text(cell)
+
+
+def _label_record(
+    pairs: Iterable[tuple[str, Element]],
+    labels: LabelMap,
+    page: str,
+    label_key: Callable[[str], str] = str.lower,
+) -> dict[str, Any]:
+    """One record from the ``(label, value cell)`` rows of a label/value table.
+
+    A row whose ``label_key(label)`` is in ``labels`` gets its cell converted (errors name
+    ``<page> '<label>'``); any other row goes to :data:`OTHER_ROWS`. A later row with the same
+    key wins, as on the page.
+    """
+    record: dict[str, Any] = {}
+    for label, cell in pairs:
+        field = labels.get(label_key(label))
+        if field is None:
+            _add_other_row(record, label, cell)
+            continue
+        key, convert = field
+        value = convert(cell, f"{page} {label!r}")
+        if key is None:
+            record.update(value)
+        else:
+            record[key] = value
+    return record
 
 
 # --------------------------------------------------------------------------------- the tabs
@@ -183,8 +241,7 @@ def parse_riwayat_perkara(html: str) -> list[dict[str, Any]]:
     doc = _doc(html, "riwayat_perkara")
     if _is_no_data(doc):
         return []
-    tables = _top_tables(doc)
-    _require_tables(tables, "riwayat_perkara", "table")
+    tables = _data_tables(doc, "riwayat_perkara")
     return [
         {
             "tanggal": _date(_get(rec, "tanggal"), "riwayat_perkara Tanggal"),
@@ -200,8 +257,7 @@ def parse_jadwal_sidang(html: str) -> list[dict[str, Any]]:
     doc = _doc(html, "jadwal_sidang")
     if _is_no_data(doc):
         return []
-    tables = _top_tables(doc)
-    _require_tables(tables, "jadwal_sidang", "table")
+    tables = _data_tables(doc, "jadwal_sidang")
     return [
         {
             "tanggal": _date(_get(rec, "tanggal sidang", "tanggal"), "jadwal_sidang Tanggal"),
@@ -220,17 +276,18 @@ _PENETAPAN_BLOCKS = {
     "penetapan jurusita pengganti": "jurusita_pengganti",
     "penetapan sidang pertama": "sidang_pertama",
 }
-_PENETAPAN_COLUMNS = {
-    "tanggal penetapan": ("tanggal_penetapan", "date"),
-    "nama hakim/majelis hakim": ("nama", "text"),
-    "nama hakim": ("nama", "text"),
-    "nama panitera pengganti": ("nama", "text"),
-    "nama jurusita pengganti": ("nama", "text"),
-    "nama jurusita": ("nama", "text"),
-    "posisi": ("posisi", "text"),
-    "jenis acara": ("jenis_acara", "text"),
-    "aktif": ("aktif", "text"),
-    "tanggal sidang pertama": ("tanggal_sidang", "date"),
+#: Column -> ``(key, converter)``; a column not listed is text under its name with ``_``s.
+_PENETAPAN_COLUMNS: dict[str, tuple[str, CellConverter]] = {
+    "tanggal penetapan": ("tanggal_penetapan", _date),
+    "nama hakim/majelis hakim": ("nama", _text_field),
+    "nama hakim": ("nama", _text_field),
+    "nama panitera pengganti": ("nama", _text_field),
+    "nama jurusita pengganti": ("nama", _text_field),
+    "nama jurusita": ("nama", _text_field),
+    "posisi": ("posisi", _text_field),
+    "jenis acara": ("jenis_acara", _text_field),
+    "aktif": ("aktif", _text_field),
+    "tanggal sidang pertama": ("tanggal_sidang", _date),
 }
 
 
@@ -250,10 +307,10 @@ def parse_penetapan(html: str) -> dict[str, Any]:
             for column, cell in rec.items():
                 if column == "no":
                     continue
-                name, kind = _PENETAPAN_COLUMNS.get(column, (column.replace(" ", "_"), "text"))
-                item[name] = (
-                    _date(cell, f"penetapan {column!r}") if kind == "date" else _text(cell)
+                name, convert = _PENETAPAN_COLUMNS.get(
+                    column, (column.replace(" ", "_"), _text_field)
                 )
+                item[name] = convert(cell, f"penetapan {column!r}")
             block.append(item)
         out[key] = block
     if not out:
@@ -266,22 +323,29 @@ def parse_saksi(html: str) -> list[str]:
     doc = _doc(html, "saksi")
     if _is_no_data(doc):
         return []
-    tables = _top_tables(doc)
-    _require_tables(tables, "saksi", "table")
+    tables = _data_tables(doc, "saksi")
     return [text(rec["nama"]) for rec in table_records(tables[0]) if "nama" in rec]
 
 
-_MEDIASI_LABELS = {
-    "tgl. penetapan mediator": ("tanggal_penetapan_mediator", "date"),
-    "tanggal penetapan mediator": ("tanggal_penetapan_mediator", "date"),
-    "no. penetapan mediator": ("nomor_penetapan_mediator", "text"),
-    "nomor penetapan mediator": ("nomor_penetapan_mediator", "text"),
-    "data mediator": ("mediator", "mediators"),
-    "tgl. mulai mediasi": ("tanggal_mulai", "date"),
-    "tanggal mulai mediasi": ("tanggal_mulai", "date"),
-    "tgl. hasil mediasi": ("tanggal_hasil", "date"),
-    "tanggal hasil mediasi": ("tanggal_hasil", "date"),
-    "hasil mediasi": ("hasil", "text"),
+def _mediators(cell: Element, where: str) -> list[dict[str, Any]]:
+    """``Data Mediator``: nested ``No | Nama | Status Mediator`` table."""
+    return [
+        {"nama": text(_get(rec, "nama")), "status": _text(_get(rec, "status mediator", "status"))}
+        for rec in _nested_records(cell)
+    ]
+
+
+_MEDIASI_LABELS: LabelMap = {
+    "tgl. penetapan mediator": ("tanggal_penetapan_mediator", _date),
+    "tanggal penetapan mediator": ("tanggal_penetapan_mediator", _date),
+    "no. penetapan mediator": ("nomor_penetapan_mediator", _text_field),
+    "nomor penetapan mediator": ("nomor_penetapan_mediator", _text_field),
+    "data mediator": ("mediator", _mediators),
+    "tgl. mulai mediasi": ("tanggal_mulai", _date),
+    "tanggal mulai mediasi": ("tanggal_mulai", _date),
+    "tgl. hasil mediasi": ("tanggal_hasil", _date),
+    "tanggal hasil mediasi": ("tanggal_hasil", _date),
+    "hasil mediasi": ("hasil", _text_field),
 }
 
 
@@ -290,34 +354,10 @@ def parse_mediasi(html: str) -> list[dict[str, Any]]:
     doc = _doc(html, "mediasi")
     if _is_no_data(doc):
         return []
-    tables = _top_tables(doc, "infoPerkara") or _top_tables(doc)
-    _require_tables(tables, "mediasi", "table#infoPerkara")
-    out = []
-    for table in tables:
-        item: dict[str, Any] = {}
-        for label, cell in label_rows(table):
-            key, kind = _MEDIASI_LABELS.get(label.lower(), ("", "other"))
-            if kind == "mediators":
-                nested = first(cell, ".//table")
-                item[key] = (
-                    [
-                        {
-                            "nama": text(_get(rec, "nama")),
-                            "status": _text(_get(rec, "status mediator", "status")),
-                        }
-                        for rec in table_records(nested)
-                    ]
-                    if nested is not None
-                    else []
-                )
-            elif kind == "date":
-                item[key] = _date(cell, f"mediasi {label!r}")
-            elif kind == "text":
-                item[key] = _text(cell)
-            else:
-                item.setdefault(OTHER_ROWS, []).append({"label": label, "value": text(cell)})
-        out.append(item)
-    return out
+    return [
+        _label_record(label_rows(table), _MEDIASI_LABELS, "mediasi")
+        for table in _data_tables(doc, "mediasi", "infoPerkara")
+    ]
 
 
 def parse_penuntutan(html: str) -> list[dict[str, Any]]:
@@ -325,10 +365,8 @@ def parse_penuntutan(html: str) -> list[dict[str, Any]]:
     doc = _doc(html, "penuntutan")
     if _is_no_data(doc):
         return []
-    tables = _top_tables(doc, "infoPerkara") or _top_tables(doc)
-    _require_tables(tables, "penuntutan", "table#infoPerkara")
     out: list[dict[str, Any]] = []
-    for table in tables:
+    for table in _data_tables(doc, "penuntutan", "infoPerkara"):
         for label, cell in label_rows(table):
             low = label.lower()
             if low == "tanggal tuntutan":
@@ -340,22 +378,53 @@ def parse_penuntutan(html: str) -> list[dict[str, Any]]:
             else:
                 if not out:
                     out.append({})
-                out[-1].setdefault(OTHER_ROWS, []).append({"label": label, "value": text(cell)})
+                _add_other_row(out[-1], label, cell)
     return out
 
 
-_PUTUSAN_LABELS = {
-    "putusan verstek": ("putusan_verstek", "text"),
-    "sumber hukum": ("sumber_hukum", "text"),
-    "status putusan": ("status_putusan", "status"),
-    "nilai ganti kerugian (rp.)": ("nilai_ganti_kerugian", "money"),
-    "amar putusan": ("amar_putusan", "long"),
-    "petikan penetapan": ("amar_putusan", "long"),
-    "pemberitahuan putusan": ("pemberitahuan_putusan", "notices"),
-    "menerima putusan": ("menerima_putusan", "text"),
-    "kirim salinan putusan": ("kirim_salinan_putusan", "date"),
-    "tanggal minutasi": ("tanggal_minutasi", "date"),
-    "keterangan": ("keterangan", "text"),
+def _status_putusan(cell: Element, where: str) -> dict[str, Any]:
+    """``Status Putusan``: text on civil cases -> ``status_putusan``; a nested ``No | Nama |
+    Tanggal Putusan | Putusan`` table on criminal ones -> ``status_putusan_terdakwa``."""
+    nested = first(cell, ".//table")
+    if nested is None:
+        return {"status_putusan": _text(cell)}
+    return {
+        "status_putusan_terdakwa": [
+            {
+                "nama": text(_get(rec, "nama")),
+                "tanggal_putusan": _date(_get(rec, "tanggal putusan"), where),
+                "putusan": _text(_get(rec, "putusan")),
+            }
+            for rec in table_records(nested)
+        ]
+    }
+
+
+def _notices(cell: Element, where: str) -> list[dict[str, Any]]:
+    """``Pemberitahuan Putusan``: nested ``No | Status | Nama | Tanggal Pemberitahuan Putusan``."""
+    return [
+        {
+            "status": text(_get(rec, "status")),
+            "nama": text(_get(rec, "nama")),
+            "tanggal": _date(_get(rec, "tanggal pemberitahuan putusan", "tanggal"), where),
+        }
+        for rec in _nested_records(cell)
+    ]
+
+
+#: The rows after the first (``Tanggal Putusan`` / ``Tanggal Penetapan``, see parse_putusan).
+_PUTUSAN_LABELS: LabelMap = {
+    "putusan verstek": ("putusan_verstek", _text_field),
+    "sumber hukum": ("sumber_hukum", _text_field),
+    "status putusan": (None, _status_putusan),
+    "nilai ganti kerugian (rp.)": ("nilai_ganti_kerugian", _money),
+    "amar putusan": ("amar_putusan", _long_field),
+    "petikan penetapan": ("amar_putusan", _long_field),
+    "pemberitahuan putusan": ("pemberitahuan_putusan", _notices),
+    "menerima putusan": ("menerima_putusan", _text_field),
+    "kirim salinan putusan": ("kirim_salinan_putusan", _date),
+    "tanggal minutasi": ("tanggal_minutasi", _date),
+    "keterangan": ("keterangan", _text_field),
 }
 
 
@@ -365,111 +434,61 @@ def parse_putusan(html: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if _is_no_data(doc):
         return out
-    tables = _top_tables(doc, "infoPerkara") or _top_tables(doc)
-    _require_tables(tables, "putusan", "table#infoPerkara")
-    for index, (label, cell) in enumerate(label_rows(tables[0])):
-        low = label.lower()
-        if index == 0 and low in ("tanggal putusan", "tanggal penetapan"):
-            out["tanggal_label"] = label
-            out["tanggal_putusan"] = _date(cell, f"putusan {label!r}")
-            continue
-        key, kind = _PUTUSAN_LABELS.get(low, ("", "other"))
-        where = f"putusan {label!r}"
-        if kind == "status":
-            nested = first(cell, ".//table")
-            if nested is None:
-                out["status_putusan"] = _text(cell)
-            else:
-                out["status_putusan_terdakwa"] = [
-                    {
-                        "nama": text(_get(rec, "nama")),
-                        "tanggal_putusan": _date(_get(rec, "tanggal putusan"), where),
-                        "putusan": _text(_get(rec, "putusan")),
-                    }
-                    for rec in table_records(nested)
-                ]
-        elif kind == "notices":
-            nested = first(cell, ".//table")
-            out[key] = (
-                [
-                    {
-                        "status": text(_get(rec, "status")),
-                        "nama": text(_get(rec, "nama")),
-                        "tanggal": _date(
-                            _get(rec, "tanggal pemberitahuan putusan", "tanggal"), where
-                        ),
-                    }
-                    for rec in table_records(nested)
-                ]
-                if nested is not None
-                else []
-            )
-        elif kind == "long":
-            out[key] = long_text(cell)
-        elif kind == "date":
-            out[key] = _date(cell, where)
-        elif kind == "money":
-            out[key] = _money(cell, where)
-        elif kind == "text":
-            out[key] = _text(cell)
-        else:
-            out.setdefault(OTHER_ROWS, []).append({"label": label, "value": text(cell)})
+    pairs = label_rows(_data_tables(doc, "putusan", "infoPerkara")[0])
+    if pairs and pairs[0][0].lower() in ("tanggal putusan", "tanggal penetapan"):
+        label, cell = pairs.pop(0)
+        out["tanggal_label"] = label
+        out["tanggal_putusan"] = _date(cell, f"putusan {label!r}")
+    out.update(_label_record(pairs, _PUTUSAN_LABELS, "putusan"))
     return out
 
 
-_APPEAL_LABELS = {
-    "pemohon": ("pemohon", "pemohon"),
-    "tanggal permohonan": ("tanggal_permohonan", "date"),
-    "tanggal pengiriman berkas": ("tanggal_pengiriman_berkas", "date"),
-    "nomor surat pengiriman berkas": ("nomor_surat_pengiriman_berkas", "text"),
-    "majelis hakim": ("majelis_hakim", "names"),
-    "panitera pengganti": ("panitera_pengganti", "text"),
-    "tanggal putusan": ("tanggal_putusan", "date"),
-    "nomor putusan": ("nomor_putusan", "text"),
-    "amar putusan": ("amar_putusan", "long"),
-    "tanggal penerimaan kembali berkas": ("tanggal_penerimaan_kembali_berkas", "date"),
-    "tanggal pengarsipan": ("tanggal_pengarsipan", "date"),
+def _pemohon(cell: Element, where: str) -> list[dict[str, Any]]:
+    """``Pemohon <level>``: nested ``No | Nama | Status`` table."""
+    return [
+        {"status": text(_get(rec, "status")), "nama": text(_get(rec, "nama"))}
+        for rec in _nested_records(cell)
+    ]
+
+
+def _names(cell: Element, where: str) -> list[str]:
+    """One name per line; ``-`` (nobody) dropped."""
+    return [n for n in lines(cell) if n != "-"]
+
+
+#: Labels without their level suffix (:func:`_appeal_label`).
+_APPEAL_LABELS: LabelMap = {
+    "pemohon": ("pemohon", _pemohon),
+    "tanggal permohonan": ("tanggal_permohonan", _date),
+    "tanggal pengiriman berkas": ("tanggal_pengiriman_berkas", _date),
+    "nomor surat pengiriman berkas": ("nomor_surat_pengiriman_berkas", _text_field),
+    "majelis hakim": ("majelis_hakim", _names),
+    "panitera pengganti": ("panitera_pengganti", _text_field),
+    "tanggal putusan": ("tanggal_putusan", _date),
+    "nomor putusan": ("nomor_putusan", _text_field),
+    "amar putusan": ("amar_putusan", _long_field),
+    "tanggal penerimaan kembali berkas": ("tanggal_penerimaan_kembali_berkas", _date),
+    "tanggal pengarsipan": ("tanggal_pengarsipan", _date),
 }
 _APPEAL_SUFFIXES = (" peninjauan kembali", " banding", " kasasi", " pk")
+
+
+def _appeal_label(label: str) -> str:
+    """The label lower-cased, without its level suffix (``Tanggal Putusan Banding``)."""
+    low = label.lower()
+    for suffix in _APPEAL_SUFFIXES:
+        if low.endswith(suffix):
+            return low[: -len(suffix)]
+    return low
 
 
 def _appeal_parser(slug: str) -> TabParser:
     def parse(html: str) -> dict[str, Any]:
         doc = _doc(html, slug)
-        out: dict[str, Any] = {}
         if _is_no_data(doc):
-            return out
-        tables = _top_tables(doc, "infoPerkara") or _top_tables(doc)
-        _require_tables(tables, slug, "table#infoPerkara")
-        for label, cell in label_rows(tables[0]):
-            low = label.lower()
-            for suffix in _APPEAL_SUFFIXES:
-                if low.endswith(suffix):
-                    low = low[: -len(suffix)]
-                    break
-            key, kind = _APPEAL_LABELS.get(low, ("", "other"))
-            where = f"{slug} {label!r}"
-            if kind == "pemohon":
-                nested = first(cell, ".//table")
-                out[key] = (
-                    [
-                        {"status": text(_get(rec, "status")), "nama": text(_get(rec, "nama"))}
-                        for rec in table_records(nested)
-                    ]
-                    if nested is not None
-                    else []
-                )
-            elif kind == "names":
-                out[key] = [n for n in lines(cell) if n != "-"]
-            elif kind == "date":
-                out[key] = _date(cell, where)
-            elif kind == "long":
-                out[key] = long_text(cell)
-            elif kind == "text":
-                out[key] = _text(cell)
-            else:
-                out.setdefault(OTHER_ROWS, []).append({"label": label, "value": text(cell)})
-        return out
+            return {}
+        table = _data_tables(doc, slug, "infoPerkara")[0]
+        return _label_record(label_rows(table), _APPEAL_LABELS, slug, _appeal_label)
 
     parse.__name__ = f"parse_{slug}"
     parse.__doc__ = f"The {slug} tab: label/value rows whose labels end in the level's name."
@@ -524,15 +543,15 @@ def parse_biaya_perkara(html: str) -> list[dict[str, Any]]:
     return out
 
 
-_BARANG_BUKTI_LABELS = {
-    "tanggal penerimaan": ("tanggal_penerimaan", "date"),
-    "jenis dan uraian lengkap barang bukti": ("uraian", "text"),
-    "tempat penyimpanan": ("tempat_penyimpanan", "text"),
-    "tempat penyerahan": ("tempat_penyerahan", "text"),
-    "nama penerima": ("nama_penerima", "text"),
-    "tgl penyerahan barang bukti": ("tanggal_penyerahan", "date"),
-    "tanggal penyerahan barang bukti": ("tanggal_penyerahan", "date"),
-    "catatan": ("catatan", "text"),
+_BARANG_BUKTI_LABELS: LabelMap = {
+    "tanggal penerimaan": ("tanggal_penerimaan", _date),
+    "jenis dan uraian lengkap barang bukti": ("uraian", _text_field),
+    "tempat penyimpanan": ("tempat_penyimpanan", _text_field),
+    "tempat penyerahan": ("tempat_penyerahan", _text_field),
+    "nama penerima": ("nama_penerima", _text_field),
+    "tgl penyerahan barang bukti": ("tanggal_penyerahan", _date),
+    "tanggal penyerahan barang bukti": ("tanggal_penyerahan", _date),
+    "catatan": ("catatan", _text_field),
 }
 
 
@@ -541,21 +560,10 @@ def parse_barang_bukti(html: str) -> list[dict[str, Any]]:
     doc = _doc(html, "barang_bukti")
     if _is_no_data(doc):
         return []
-    tables = _top_tables(doc, "tableDetilPerkara") or _top_tables(doc)
-    _require_tables(tables, "barang_bukti", "table#tableDetilPerkara")
-    out = []
-    for table in tables:
-        item: dict[str, Any] = {}
-        for label, cell in label_rows(table):
-            key, kind = _BARANG_BUKTI_LABELS.get(label.lower(), ("", "other"))
-            if kind == "date":
-                item[key] = _date(cell, f"barang_bukti {label!r}")
-            elif kind == "text":
-                item[key] = _text(cell)
-            else:
-                item.setdefault(OTHER_ROWS, []).append({"label": label, "value": text(cell)})
-        out.append(item)
-    return out
+    return [
+        _label_record(label_rows(table), _BARANG_BUKTI_LABELS, "barang_bukti")
+        for table in _data_tables(doc, "barang_bukti", "tableDetilPerkara")
+    ]
 
 
 #: slug -> parser. Anything else goes to the generic parser.
