@@ -64,6 +64,8 @@ META_RID = "harvest_rid"
 META_PARENT = "harvest_parent"
 
 STAT = "harvest/scheduler/"
+#: Requests kept in memory between enqueue and dispatch (bounded: memory stays flat).
+RECENT_CACHE = 4096
 _REDIRECT_META = ("redirect_urls", "redirect_times", "redirect_ttl", "redirect_reasons")
 ORPHAN_REASON = (
     "no outcome recorded: the download ended without a final response or exception reaching "
@@ -114,6 +116,9 @@ class HarvestScheduler(BaseScheduler):
         # pending rows sent back by a retry or redirect in this run: the request to send next
         # (a redirect target is followed from memory) and the group they keep reserved
         self._held: dict[int, tuple[str | None, Request]] = {}
+        # requests enqueued in this run and not yet dispatched, newest RECENT_CACHE kept: a
+        # dispatch then skips unpickling (the stored row is the same request)
+        self._recent: dict[int, Request] = {}
         self._fatal = False
 
     @classmethod
@@ -197,6 +202,7 @@ class HarvestScheduler(BaseScheduler):
             self._inflight.clear()
             self._busy.clear()
             self._held.clear()
+            self._recent.clear()
 
     def has_pending_requests(self) -> bool:
         if self._inflight and self._engine_idle():
@@ -258,6 +264,10 @@ class HarvestScheduler(BaseScheduler):
             if held is not None:
                 request = held[1]
                 break
+            recent = self._recent.pop(claimed.id, None)
+            if recent is not None:
+                request = recent
+                break
             try:
                 request = loads_request(claimed.blob, self.spider)
             except UnserializableRequest as exc:
@@ -315,6 +325,9 @@ class HarvestScheduler(BaseScheduler):
         if new_id is None:
             self._inc("duplicate")
             return False
+        self._recent[new_id] = request
+        if len(self._recent) > RECENT_CACHE:
+            del self._recent[next(iter(self._recent))]
         self._inc("enqueued")
         if self.stats is not None:
             self.stats.inc_value("scheduler/enqueued")
