@@ -103,3 +103,21 @@ def test_a_pa_court_with_disamarkan_names_and_missing_labels_equals_the_truth(
     assert any("Disamarkan" in str(doc) for doc in truth.values())
     assert mismatches(exported(tmp_path / "ws"), truth) == {}
     assert not state_query(tmp_path / "ws", "SELECT key FROM requests WHERE status = 'error'")
+
+
+@pytest.mark.parametrize(
+    ("spider_args", "message"),
+    [
+        ({"max_cases": "many"}, "-a max_cases='many' is not a whole number"),
+        ({"since": "29/05/2024"}, "use YYYY-MM-DD"),
+    ],
+)
+def test_bad_arguments_stop_the_crawl_before_any_request(
+    tmp_path: Path, spider_args: dict[str, str], message: str
+) -> None:
+    # port 9 (discard) on loopback: nothing may be requested anyway
+    result = crawl("http://127.0.0.1:9/", COURT, tmp_path / "ws", spider_args=spider_args)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert "Crawled (" not in result.stderr
+    assert not (tmp_path / "ws" / "state.sqlite").exists()
