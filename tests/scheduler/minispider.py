@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from scrapy import Request, Spider
+from scrapy.crawler import Crawler
 from scrapy.http import Response
 
 from harvest.workspace import resolve_workspace
@@ -82,8 +83,15 @@ class MiniSpider(Spider):
 class MiniStorePipeline:
     """Upserts items on (court, case, part) into ``<workspace>/mini-items.sqlite``."""
 
-    def open_spider(self, spider: Spider) -> None:
-        ws = resolve_workspace(spider.settings.get("HARVEST_WORKSPACE"))
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> MiniStorePipeline:
+        return cls(crawler)
+
+    def open_spider(self) -> None:
+        ws = resolve_workspace(self.crawler.settings.get("HARVEST_WORKSPACE"))
         self.db = sqlite3.connect(Path(ws) / ITEMS_DB, isolation_level=None)
         self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute(
@@ -91,7 +99,7 @@ class MiniStorePipeline:
             "PRIMARY KEY (court, case_no, part))"
         )
 
-    def close_spider(self, spider: Spider) -> None:
+    def close_spider(self) -> None:
         self.db.close()
 
     def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
