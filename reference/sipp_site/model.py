@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from harvest.canonical import canonical_json
 from harvest.identity import dedupe_key, normalise_case_number, source_type
 
 from . import _vocab as V
@@ -235,14 +236,18 @@ class CourtData:
 
 
 def write_truth(data: CourtData, out: IO[str]) -> int:
-    """Write one ground-truth document per line (JSON Lines, sorted keys); return the count."""
+    """Write one ground-truth document per line, sorted by dedupe key; return the count.
+
+    Each line is :func:`harvest.canonical.canonical_json`, the form ``scrapy export --no-hash``
+    writes, so a complete harvest's export equals this file byte for byte.
+    """
     n = 0
     docs = sorted(
         (dedupe_key(data.court.court_id, number_of(data, i)), i) for i in range(len(data))
     )
     for _key, index in docs:
         doc = data.case(index).document(data.court.court_id)
-        out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True) + "\n")
+        out.write(canonical_json(doc) + "\n")
         n += 1
     return n
 

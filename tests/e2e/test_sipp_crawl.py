@@ -43,6 +43,13 @@ def test_300_cases_of_every_type_equal_the_ground_truth(tmp_path: Path) -> None:
     got = exported(tmp_path / "ws")
     assert mismatches(got, truth) == {}
     assert len(got) == 300
+    # and byte for byte, as a user would check with cmp(1)
+    out = tmp_path / "export.jsonl"
+    export = scrapy_command(
+        "export", tmp_path / "ws", "--complete-only", "--no-hash", "-o", str(out)
+    )
+    assert export.returncode == 0, export.stderr[-2000:]
+    assert out.read_bytes() == (tmp_path / "truth.jsonl").read_bytes()
     # every request ended ok: nothing failed, nothing left waiting, nothing attributed twice
     statuses = dict(
         state_query(tmp_path / "ws", "SELECT status, COUNT(*) FROM requests GROUP BY 1")
