@@ -15,19 +15,13 @@ from typing import Any
 import pytest
 from scrapy import Request, Spider
 
+from tests.support.harvest_run import FAST_SETTINGS, settings_args
+
 REPO = Path(__file__).resolve().parents[2]
 SCRAPY = [sys.executable, "-m", "scrapy"]
 
-#: Settings of every test crawl: no politeness delays, high concurrency, short timeouts.
-FAST = {
-    "DOWNLOAD_DELAY": "0",
-    "AUTOTHROTTLE_ENABLED": "False",
-    "CONCURRENT_REQUESTS": "16",
-    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
-    "DOWNLOAD_TIMEOUT": "5",
-    "TELNETCONSOLE_ENABLED": "False",
-    "LOG_LEVEL": "INFO",
-}
+#: Settings of every test crawl: the shared fast settings, with a 5 s timeout for the mini site.
+FAST = {**FAST_SETTINGS, "DOWNLOAD_TIMEOUT": "5"}
 #: The mini spider runs without the SIPP middlewares (they judge SIPP pages), with its own store.
 MINI = {
     **FAST,
@@ -41,13 +35,6 @@ MINI = {
     ),
     "RETRY_TIMES": "3",
 }
-
-
-def settings_args(settings: dict[str, str]) -> list[str]:
-    out: list[str] = []
-    for k, v in settings.items():
-        out += ["-s", f"{k}={v}"]
-    return out
 
 
 def mini_crawl_cmd(ws: Path, url: str, **extra: str) -> list[str]:

@@ -10,20 +10,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
 import socket
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from reference.sipp_site.testing import running_replica
+from tests.support.harvest_run import crawl_command, exported, truth_by_key
 
 from .conftest import (
-    FAST,
     SCRAPY,
     assert_state_invariants,
     counts_by_status,
@@ -31,7 +29,6 @@ from .conftest import (
     interrupt,
     query,
     run,
-    settings_args,
     start,
     wait_for_progress,
 )
@@ -44,29 +41,7 @@ REPLICA_FAULT_ARGS = ("--hang-seconds", "2", "--slow-seconds", "0.2")
 
 
 def crawl_cmd(ws: Path, url: str, **extra: str) -> list[str]:
-    return [
-        *SCRAPY,
-        "crawl",
-        "sipp",
-        "-a",
-        f"base_url={url}",
-        "-a",
-        f"court_id={COURT}",
-        *settings_args({**FAST, "DOWNLOAD_TIMEOUT": "1", "HARVEST_WORKSPACE": str(ws), **extra}),
-    ]
-
-
-def exported(ws: Path) -> list[dict[str, Any]]:
-    proc = run(
-        [*SCRAPY, "export", "--complete-only", "--no-hash", "-s", f"HARVEST_WORKSPACE={ws}"]
-    )
-    assert proc.returncode == 0, proc.stderr
-    return [json.loads(line) for line in proc.stdout.splitlines()]
-
-
-def truth(rep: Any, tmp: Path) -> list[dict[str, Any]]:
-    path = rep.write_truth(tmp / "truth.jsonl")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return crawl_command(url, COURT, ws, settings={"DOWNLOAD_TIMEOUT": "1", **extra})
 
 
 def test_kills_and_interrupts_lose_nothing(tmp_path: Path) -> None:
@@ -89,7 +64,7 @@ def test_kills_and_interrupts_lose_nothing(tmp_path: Path) -> None:
                 assert_state_invariants(ws)  # graceful stop: nothing left in flight
         final = run(cmd, timeout=600, log=log)
         assert final.returncode == 0, final.stderr[-3000:]
-        want = truth(rep, tmp_path)
+        want = truth_by_key(rep.write_truth(tmp_path / "truth.jsonl"))
     assert_state_invariants(ws)
     reasons = dict(query(ws, "SELECT close_reason, count(*) FROM runs GROUP BY 1"))
     # the forced stop (two SIGINTs) never closes, unless the graceful drain won the race
@@ -127,7 +102,7 @@ def test_requeue_after_faults_are_switched_off(tmp_path: Path) -> None:
         assert requeue.stdout.strip() == f"requeued {failed} failed request{plural} to pending"
         again = run(crawl_cmd(ws, rep.url), timeout=300, log=log)
         assert again.returncode == 0, again.stderr[-3000:]
-        want = truth(rep, tmp_path)
+        want = truth_by_key(rep.write_truth(tmp_path / "truth.jsonl"))
     assert_state_invariants(ws)
     assert counts_by_status(ws).get("error", 0) == 0
     assert exported(ws) == want

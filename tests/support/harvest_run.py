@@ -28,12 +28,18 @@ FAST_SETTINGS = {
 }
 
 
-def scrapy_args(workspace: Path, settings: dict[str, str] | None = None) -> list[str]:
-    merged = {**FAST_SETTINGS, "HARVEST_WORKSPACE": str(workspace), **(settings or {})}
+def settings_args(settings: dict[str, str]) -> list[str]:
+    """``-s NAME=VALUE`` for each setting."""
     out: list[str] = []
-    for name, value in merged.items():
+    for name, value in settings.items():
         out += ["-s", f"{name}={value}"]
     return out
+
+
+def scrapy_args(workspace: Path, settings: dict[str, str] | None = None) -> list[str]:
+    return settings_args(
+        {**FAST_SETTINGS, "HARVEST_WORKSPACE": str(workspace), **(settings or {})}
+    )
 
 
 def crawl_command(
