@@ -8,6 +8,9 @@ setting                         type     default / meaning
 ``HARVEST_STATE_BUSY_TIMEOUT``  float    ``30.0`` seconds SQLite waits for a lock
 ``HARVEST_STATE_SYNCHRONOUS``   str      ``NORMAL`` (or ``FULL``: survive power loss too)
 ``HARVEST_STATE_URL_LOG``       bool     ``True``: write every HTTP exchange to url_log
+``HARVEST_STATE_COMMIT``        str      ``turn``: the transitions of one reactor turn are
+                                         committed together at its end (group commit);
+                                         ``each``: every transition commits on its own
 ==============================  =======  ===============================================
 """
 
@@ -21,6 +24,8 @@ from scrapy.utils.misc import load_object
 from harvest.workspace import STATE_DB, WORKSPACE_ENV, ensure_workspace, resolve_workspace
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy.settings import BaseSettings
 
     from .store import RequestStore
@@ -31,7 +36,9 @@ DEFAULT_STORE = "extensions.sqlite_store.SqliteRequestStore"
 DEFAULT_BUSY_TIMEOUT = 30.0
 DEFAULT_SYNCHRONOUS = "NORMAL"
 DEFAULT_URL_LOG = True
+DEFAULT_COMMIT = "turn"
 _SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA")
+_COMMIT = ("turn", "each")
 
 
 class ConfigError(ValueError):
@@ -45,8 +52,14 @@ class SchedulerConfig:
     busy_timeout: float = DEFAULT_BUSY_TIMEOUT
     synchronous: str = DEFAULT_SYNCHRONOUS
     url_log: bool = DEFAULT_URL_LOG
+    commit: str = DEFAULT_COMMIT
 
     def __post_init__(self) -> None:
+        if self.commit not in _COMMIT:
+            raise ConfigError(
+                f"HARVEST_STATE_COMMIT must be one of {', '.join(_COMMIT)}, got "
+                f"{self.commit!r} (default {DEFAULT_COMMIT})"
+            )
         if not self.busy_timeout > 0:
             raise ConfigError(
                 f"HARVEST_STATE_BUSY_TIMEOUT must be a positive number of seconds, got "
@@ -82,10 +95,19 @@ class SchedulerConfig:
                 settings.get("HARVEST_STATE_SYNCHRONOUS") or DEFAULT_SYNCHRONOUS
             ).upper(),
             url_log=settings.getbool("HARVEST_STATE_URL_LOG", DEFAULT_URL_LOG),
+            commit=str(settings.get("HARVEST_STATE_COMMIT") or DEFAULT_COMMIT).lower(),
         )
 
-    def open_store(self, *, readonly: bool = False) -> RequestStore:
+    def open_store(
+        self,
+        *,
+        readonly: bool = False,
+        defer_commit: Callable[[Callable[[], None]], None] | None = None,
+    ) -> RequestStore:
         """Open ``<workspace>/state.sqlite`` with the configured store class.
+
+        ``defer_commit`` (group commit) is passed on only when ``HARVEST_STATE_COMMIT`` is
+        ``turn``.
 
         Raises :class:`harvest.workspace.WorkspaceError` (workspace not usable) or
         :class:`extensions.store.StateError` (state missing when ``readonly``, or damaged).
@@ -98,5 +120,6 @@ class SchedulerConfig:
             readonly=readonly,
             busy_timeout=self.busy_timeout,
             synchronous=self.synchronous,
+            defer_commit=defer_commit if self.commit == "turn" else None,
         )
         return store

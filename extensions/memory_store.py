@@ -27,7 +27,7 @@ from .store import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 __all__ = ["MemoryRequestStore"]
 
@@ -97,7 +97,10 @@ class MemoryRequestStore:
         readonly: bool = False,
         busy_timeout: float = 30.0,
         synchronous: str = "NORMAL",
+        defer_commit: Callable[[Callable[[], None]], None] | None = None,
     ) -> MemoryRequestStore:
+        """The process-wide state of ``path`` (busy_timeout, synchronous, defer_commit: unused,
+        every change is visible at once)."""
         key = str(path)
         with cls._registry_lock:
             if key not in cls._registry:
@@ -217,6 +220,7 @@ class MemoryRequestStore:
         ok: bool,
         reason: str | None = None,
         http_status: int | None = None,
+        url: str | None = None,
     ) -> bool:
         row = self._d.rows.get(request_id)
         if row is None or row.status != Status.INFLIGHT:
@@ -224,12 +228,17 @@ class MemoryRequestStore:
         row.last_error = None if ok else reason
         if http_status is not None:
             row.last_status = http_status
+        if url is not None:
+            row.url = url
         status = Status.OK if ok else Status.ERROR
         self._move(row, status, run_id, status.value, row.last_error)
         return True
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
         self._d.url_log.append((run_id, exchange))
+
+    def commit(self) -> None:
+        """Nothing to do: every change is applied as it happens."""
 
     def requeue(self, flt: ErrorFilter, *, dry_run: bool = False) -> int:
         chosen = [

@@ -7,8 +7,9 @@ fingerprint), so the dedupe set lives on disk and memory stays flat in the numbe
 * ``enqueue_request``: a new key becomes a ``pending`` row (committed); a known key is a duplicate
   (``False``, the engine sends ``request_dropped``), even with ``dont_filter=True``, because
   ``start()`` re-yields its seeds on every run. A retry or redirect of a row in flight carries
-  the row id in ``meta["harvest_rid"]`` and is a transition of that row
-  (``inflight -> pending``), never a new row.
+  the row id in ``meta["harvest_rid"]`` and belongs to that row, never a new row: a retry is a
+  transition (``inflight -> pending``); a redirect hop is no transition at all (the row stays
+  ``inflight`` while its target is sent from memory; a crash restarts it from the original).
 * ``next_request``: the ``pending`` row of this court with the highest priority (then oldest) whose
   ``harvest_group`` has nothing in flight becomes ``inflight``. A group stays reserved across a
   retry or redirect of its row.
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request, signals
 from scrapy.core.scheduler import BaseScheduler
 from scrapy.http import Response
+from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
 
@@ -86,6 +88,7 @@ class _Flight:
     retries: int
     blob: bytes  # the row's stored (original) request
     http_status: int | None = None
+    url: str | None = None  # where redirects led (recorded with the outcome)
     started: bool = False  # callback output began
     exhausted: bool = False  # callback output fully consumed
     outstanding: int = 0  # yielded requests not yet committed + items not yet through pipelines
@@ -116,6 +119,8 @@ class HarvestScheduler(BaseScheduler):
         # pending rows sent back by a retry or redirect in this run: the request to send next
         # (a redirect target is followed from memory) and the group they keep reserved
         self._held: dict[int, tuple[str | None, Request]] = {}
+        # rows in flight whose redirect target waits to be sent (first in, first out)
+        self._redirected: dict[int, Request] = {}
         # requests enqueued in this run and not yet dispatched, newest RECENT_CACHE kept: a
         # dispatch then skips unpickling (the stored row is the same request)
         self._recent: dict[int, Request] = {}
@@ -141,7 +146,7 @@ class HarvestScheduler(BaseScheduler):
     def open(self, spider: Spider) -> None:
         self.spider = spider
         self.court = court_of(spider)
-        store = self.config.open_store()
+        store = self.config.open_store(defer_commit=self._commit_at_end_of_turn)
         job = getattr(spider, "_job", None)
         run = RunInfo(
             court=self.court,
@@ -185,6 +190,19 @@ class HarvestScheduler(BaseScheduler):
             self.crawler.signals.connect(self._item_dropped, signal=signals.item_dropped)
             self.crawler.signals.connect(self._item_error, signal=signals.item_error)
 
+    def _commit_at_end_of_turn(self, commit: Callable[[], None]) -> None:
+        """Group commit: the store's ``commit`` runs once the reactor has run what is ready now
+        (``HARVEST_STATE_COMMIT = "turn"``)."""
+        call_later(0, self._commit, commit)
+
+    def _commit(self, commit: Callable[[], None]) -> None:
+        if self._store is None:
+            return  # closed meanwhile: close() committed
+        try:
+            commit()
+        except (StateError, sqlite3.Error) as exc:
+            self._die("harvest_state_error", f"cannot commit the request state: {exc}")
+
     def close(self, reason: str) -> None:
         if self._store is None:
             return
@@ -202,9 +220,12 @@ class HarvestScheduler(BaseScheduler):
             self._inflight.clear()
             self._busy.clear()
             self._held.clear()
+            self._redirected.clear()
             self._recent.clear()
 
     def has_pending_requests(self) -> bool:
+        if self._redirected:
+            return True
         if self._inflight and self._engine_idle():
             self._fail_orphans()
         return self.store.has_pending(self.court)
@@ -228,7 +249,7 @@ class HarvestScheduler(BaseScheduler):
             self._finish(rid, ok=False, reason=ORPHAN_REASON)
 
     def __len__(self) -> int:
-        return self.store.count(court=self.court, status=Status.PENDING)
+        return self.store.count(court=self.court, status=Status.PENDING) + len(self._redirected)
 
     def enqueue_request(self, request: Request) -> bool:
         parent = request.meta.pop(META_PARENT, None)
@@ -253,6 +274,11 @@ class HarvestScheduler(BaseScheduler):
     def next_request(self) -> Request | None:
         if self._fatal:
             return None
+        if self._redirected:  # a hop of a row in flight: nothing to claim, nothing to write
+            rid = next(iter(self._redirected))
+            if self.stats is not None:
+                self.stats.inc_value("scheduler/dequeued")
+            return self._redirected.pop(rid)
         while True:
             claimed = self.store.claim(
                 self.court, self.run_id, busy_groups=list(self._busy), held=list(self._held)
@@ -334,20 +360,28 @@ class HarvestScheduler(BaseScheduler):
         return True
 
     def _reschedule(self, rid: int, request: Request) -> bool:
-        """A retry or redirect of row ``rid``: ``inflight -> pending``, same row.
+        """A retry or redirect of row ``rid``, which stays the same row.
 
-        The stored request stays the row's original one (a resumed crawl restarts a redirect
-        chain from its start); only the retry count, priority and current URL are recorded. In
-        this run a redirect target is sent from memory. A retry of a redirected request starts
-        again from the original request (a redirect target may depend on a one-shot server
-        session, as SIPP's ``show_*`` -> tab redirects do), keeping the retry's meta.
+        A redirect hop leaves the row ``inflight`` (nothing is written; the exchange is in
+        url_log): its target is sent next, from memory. A retry is ``inflight -> pending`` with
+        the retry count, priority and current URL recorded; the stored request stays the row's
+        original one, so a resumed crawl restarts a redirect chain from its start. A retry of a
+        redirected request starts again from the original request too (a redirect target may
+        depend on a one-shot server session, as SIPP's ``show_*`` -> tab redirects do), keeping
+        the retry's meta.
         """
         assert self.spider is not None
         flight = self._inflight[rid]
         retries = int(request.meta.get("retry_times", 0) or 0)
-        event = "retry" if retries > flight.retries else "redirect"
+        self._inc("retried" if retries > flight.retries else "redirected")
+        if self.stats is not None:
+            self.stats.inc_value("scheduler/enqueued")
+        if retries <= flight.retries:
+            flight.url = strip_userinfo(request.url)
+            self._redirected[rid] = request
+            return True
         nxt = request
-        if event == "retry" and request.meta.get("redirect_urls"):
+        if request.meta.get("redirect_urls"):
             original = loads_request(flight.blob, self.spider)
             meta = {k: v for k, v in request.meta.items() if k not in _REDIRECT_META}
             nxt = original.replace(
@@ -356,7 +390,7 @@ class HarvestScheduler(BaseScheduler):
         done = self.store.reschedule(
             rid,
             self.run_id,
-            event=event,
+            event="retry",
             url=strip_userinfo(nxt.url),
             priority=nxt.priority,
             retries=retries,
@@ -366,9 +400,6 @@ class HarvestScheduler(BaseScheduler):
             self._held[rid] = (flight.group, nxt)  # keeps its group reserved until sent
         else:
             self._release_group(rid, flight.group)
-        self._inc("retried" if event == "retry" else "redirected")
-        if self.stats is not None:
-            self.stats.inc_value("scheduler/enqueued")
         return done
 
     # --- outcomes (called by the middlewares of extensions.outcome) -----------------------------
@@ -438,9 +469,12 @@ class HarvestScheduler(BaseScheduler):
         self, rid: int, *, ok: bool, reason: str | None = None, http_status: int | None = None
     ) -> None:
         flight = self._inflight.pop(rid)
+        self._redirected.pop(rid, None)
         status = http_status if http_status is not None else flight.http_status
         try:
-            self.store.finish(rid, self.run_id, ok=ok, reason=reason, http_status=status)
+            self.store.finish(
+                rid, self.run_id, ok=ok, reason=reason, http_status=status, url=flight.url
+            )
         except (StateError, sqlite3.Error) as exc:
             self._die("harvest_state_error", f"cannot record the outcome of row {rid}: {exc}")
             return

@@ -9,7 +9,9 @@ Files written (an implementation detail, like Scrapy's JOBDIR layout; query them
   so a killed crawl never blocks the next one.
 
 WAL with ``synchronous=NORMAL``: a committed transition survives any crash of the process (only
-an OS crash or power loss may roll back the last commits). Every method commits before it returns.
+an OS crash or power loss may roll back the last commits). Every method commits before it
+returns, unless the store was opened with ``defer_commit`` (group commit, see
+:meth:`SqliteRequestStore.open`).
 The database holds pickled requests: treat the workspace like code (it is ``0700``).
 """
 
@@ -41,7 +43,7 @@ from .store import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "SqliteRequestStore", "utc_now"]
 
@@ -60,10 +62,10 @@ CREATE TABLE IF NOT EXISTS requests (
     group_key   TEXT,                          -- meta["harvest_group"]
     status      TEXT NOT NULL CHECK (status IN ('pending', 'inflight', 'ok', 'error')),
     priority    INTEGER NOT NULL,
-    attempts    INTEGER NOT NULL DEFAULT 0,    -- dispatches (retries and redirects included)
+    attempts    INTEGER NOT NULL DEFAULT 0,    -- dispatches: the first and each retry
     retries     INTEGER NOT NULL DEFAULT 0,    -- meta["retry_times"] carried across restarts
     method      TEXT NOT NULL,
-    url         TEXT NOT NULL,                 -- current URL (a redirect target after redirects)
+    url         TEXT NOT NULL,                 -- current URL (where redirects led, at the outcome)
     last_status INTEGER,                       -- HTTP status of the final response
     last_error  TEXT,                          -- reason of the error (status 'error')
     request     BLOB NOT NULL,                 -- pickle of Request.to_dict(spider=...)
@@ -97,7 +99,7 @@ CREATE TABLE IF NOT EXISTS events (
     at          TEXT NOT NULL,
     run_id      INTEGER,
     request_id  INTEGER,                       -- NULL for run events
-    event       TEXT NOT NULL,                 -- enqueued dispatched retry redirect ok error
+    event       TEXT NOT NULL,                 -- enqueued dispatched retry ok error
                                                -- released requeued run_start run_stop run_killed
     detail      TEXT
 );
@@ -203,11 +205,19 @@ class _Checkpointer:
 class SqliteRequestStore:
     """:class:`extensions.store.RequestStore` over one SQLite file (see the module docstring)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        *,
+        readonly: bool,
+        defer_commit: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
         self._conn = conn
         self.path = str(path)
         self._dir = path.parent
         self._readonly = readonly
+        self._defer_commit = defer_commit
         self._lock_fd: int | None = None
         self._checkpointer: _Checkpointer | None = None
 
@@ -221,8 +231,19 @@ class SqliteRequestStore:
         readonly: bool = False,
         busy_timeout: float = 30.0,
         synchronous: str = "NORMAL",
+        defer_commit: Callable[[Callable[[], None]], None] | None = None,
     ) -> SqliteRequestStore:
-        """Open (creating if needed, unless ``readonly``) the state database at ``path``."""
+        """Open (creating if needed, unless ``readonly``) the state database at ``path``.
+
+        ``defer_commit`` switches on group commit: the first transition after a commit opens a
+        transaction and hands :meth:`commit` to ``defer_commit``, which must call it soon (the
+        scheduler calls it at the end of the reactor turn). Transitions then become durable
+        together, in order, one commit per turn instead of one per statement. A crash loses at
+        most the transitions of the last turn; each reverts to the state it left, which the
+        next run redoes (a claim is undone, an ``ok`` comes again after the same, idempotent,
+        work). Nothing is reported done before it is: a request's ``ok`` still commits with or
+        after the rows it yielded, and its items are already in the item store.
+        """
         if readonly and not path.exists():
             raise StateError(
                 f"no request state at {str(path)!r}: nothing has been crawled into this "
@@ -277,20 +298,36 @@ class SqliteRequestStore:
             ) from exc
         if not readonly:
             secure_sqlite_files(path)
-        store = cls(conn, path, readonly=readonly)
+        store = cls(conn, path, readonly=readonly, defer_commit=defer_commit)
         if not readonly:
             store._checkpointer = _Checkpointer(path, busy_timeout)
         return store
 
     def close(self) -> None:
+        self.commit()
+        self._defer_commit = None  # a commit still scheduled finds nothing to do
         self.release_crawl_lock()
         if self._checkpointer is not None:
             self._checkpointer.stop()
             self._checkpointer = None
         self._conn.close()
 
+    def commit(self) -> None:
+        """Commit the group transaction, if one is open (see ``defer_commit`` of :meth:`open`)."""
+        if self._defer_commit is not None and self._conn.in_transaction:
+            self._conn.execute("COMMIT")
+
+    def _w(self) -> sqlite3.Connection:
+        """The connection for a transition: inside the group transaction under group commit."""
+        if self._defer_commit is not None and not self._conn.in_transaction:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._defer_commit(self.commit)
+        return self._conn
+
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        """A transaction of its own, committed on exit (after the group transaction, if any)."""
+        self.commit()
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -412,7 +449,7 @@ class SqliteRequestStore:
         else:
             where = "status = 'inflight' AND court = ?"
             params = (court,)
-        cur = self._conn.execute(
+        cur = self._w().execute(
             "UPDATE requests SET status = 'pending', last_event = 'released', note = ?, "
             f"updated_at = ?, run_id = ? WHERE {where}",
             (why, at, run_id, *params),
@@ -421,7 +458,7 @@ class SqliteRequestStore:
 
     def add(self, req: NewRequest, run_id: int) -> int | None:
         at = utc_now()
-        cur = self._conn.execute(
+        cur = self._w().execute(
             "INSERT INTO requests (key, kind, court, group_key, status, priority, method, "
             "url, request, created_at, updated_at, run_id) "
             "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
@@ -458,16 +495,20 @@ class SqliteRequestStore:
                 cond += f" OR id IN ({','.join('?' * len(held))})"
                 params.extend(held)
             cond += ")"
-        row = self._conn.execute(
-            "UPDATE requests SET status = 'inflight', last_event = 'dispatched', "
-            "attempts = attempts + 1, "
-            "updated_at = ?, run_id = ? WHERE id = ("
-            "SELECT id FROM requests INDEXED BY requests_pending "
-            f"WHERE court = ? AND status = 'pending'{cond} "
-            "ORDER BY priority DESC, id LIMIT 1) "
-            "RETURNING id, key, group_key, attempts, retries, request",
-            params,
-        ).fetchone()
+        row = (
+            self._w()
+            .execute(
+                "UPDATE requests SET status = 'inflight', last_event = 'dispatched', "
+                "attempts = attempts + 1, "
+                "updated_at = ?, run_id = ? WHERE id = ("
+                "SELECT id FROM requests INDEXED BY requests_pending "
+                f"WHERE court = ? AND status = 'pending'{cond} "
+                "ORDER BY priority DESC, id LIMIT 1) "
+                "RETURNING id, key, group_key, attempts, retries, request",
+                params,
+            )
+            .fetchone()
+        )
         if row is None:
             return None
         return Claimed(
@@ -487,7 +528,7 @@ class SqliteRequestStore:
         at = utc_now()
         if event not in ("retry", "redirect"):
             raise ValueError(f"reschedule event must be retry or redirect, not {event!r}")
-        cur = self._conn.execute(
+        cur = self._w().execute(
             "UPDATE requests SET status = 'pending', last_event = ?, url = ?, priority = ?, "
             "retries = ?, updated_at = ?, run_id = ? WHERE id = ? AND status = 'inflight'",
             (event, url, priority, retries, at, run_id, request_id),
@@ -502,18 +543,20 @@ class SqliteRequestStore:
         ok: bool,
         reason: str | None = None,
         http_status: int | None = None,
+        url: str | None = None,
     ) -> bool:
         at = utc_now()
         status = Status.OK if ok else Status.ERROR
-        cur = self._conn.execute(
+        cur = self._w().execute(
             "UPDATE requests SET status = ?, last_event = ?, last_error = ?, "
-            "last_status = coalesce(?, last_status), updated_at = ?, run_id = ? "
-            "WHERE id = ? AND status = 'inflight'",
+            "last_status = coalesce(?, last_status), url = coalesce(?, url), updated_at = ?, "
+            "run_id = ? WHERE id = ? AND status = 'inflight'",
             (
                 status.value,
                 status.value,
                 None if ok else reason,
                 http_status,
+                url,
                 at,
                 run_id,
                 request_id,
@@ -522,7 +565,7 @@ class SqliteRequestStore:
         return cur.rowcount == 1
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
-        self._conn.execute(
+        self._w().execute(
             "INSERT INTO url_log (at, run_id, request_id, method, url, final_url, status, "
             "outcome, bytes, ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -561,7 +604,7 @@ class SqliteRequestStore:
                     f"SELECT count(*) FROM requests WHERE {cond}", params
                 ).fetchone()[0]
             )
-        cur = self._conn.execute(
+        cur = self._w().execute(
             "UPDATE requests SET status = 'pending', last_event = 'requeued', retries = 0, "
             f"updated_at = ?, run_id = NULL WHERE {cond}",
             [utc_now(), *params],
@@ -593,6 +636,7 @@ class SqliteRequestStore:
         c_where = " WHERE court = ?" if court else ""
         c_and = " AND court = ?" if court else ""
         c_params: tuple[Any, ...] = (court,) if court else ()
+        self.commit()
         conn = self._conn
         conn.execute("BEGIN")  # one consistent snapshot for the whole report
         try:

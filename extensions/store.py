@@ -170,12 +170,14 @@ class StatusReport:
 class RequestStore(Protocol):
     """Durable request state of one workspace (every court of it).
 
-    Transitions (all committed before returning, each with an ``events`` row):
+    Transitions (each with an ``events`` row) are committed before returning, or, for a store
+    opened with ``defer_commit`` (group commit), at the next :meth:`commit`, in order:
 
     * :meth:`add`: new key -> ``pending``; a known key -> ``None`` (duplicate, nothing changes).
     * :meth:`claim`: best ``pending`` row of a court -> ``inflight``, ``attempts + 1``.
-    * :meth:`reschedule`: ``inflight`` -> ``pending`` for a retry or a redirect of the same row
-      (retry count, priority and current URL recorded; the stored request stays the original).
+    * :meth:`reschedule`: ``inflight`` -> ``pending`` for a retry of the same row (retry
+      count, priority and current URL recorded; the stored request stays the original). A
+      redirect hop is no transition: the scheduler follows it with the row in flight.
     * :meth:`finish`: ``inflight`` -> ``ok`` or ``error`` (with the reason).
     * :meth:`release_inflight`: ``inflight`` -> ``pending`` (on open: a crashed run's rows; on
       close: rows whose outcome never came).
@@ -239,10 +241,17 @@ class RequestStore(Protocol):
         ok: bool,
         reason: str | None = None,
         http_status: int | None = None,
+        url: str | None = None,
     ) -> bool:
-        """``inflight -> ok | error``; ``False`` (nothing changes) if the row is not inflight."""
+        """``inflight -> ok | error``; ``False`` (nothing changes) if the row is not inflight.
+
+        ``url``: where the row's redirects led, when they did (becomes the row's ``url``).
+        """
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None: ...
+
+    def commit(self) -> None:
+        """Make every transition so far durable (nothing to do without group commit)."""
 
     def has_pending(self, court: str) -> bool: ...
 

@@ -22,7 +22,9 @@ from .conftest import StatsStub, UnitSpider, req
 def make(ws: Path, spider: UnitSpider | None = None) -> tuple[HarvestScheduler, StatsStub]:
     stats = StatsStub()
     s = HarvestScheduler(
-        config=SchedulerConfig(workspace=str(ws)),
+        # without a reactor there is no end of turn: commit each transition (group commit is
+        # covered by test_store and by every crawl test)
+        config=SchedulerConfig(workspace=str(ws), commit="each"),
         stats=stats,  # type: ignore[arg-type]
         fingerprint=RequestFingerprinter().fingerprint,
     )
@@ -129,9 +131,14 @@ def test_redirect_is_followed_in_run_and_restarts_from_the_original_after_a_cras
     target = first.replace(url="http://127.0.0.1/detail")
     target.meta["redirect_urls"] = [first.url]
     assert s.enqueue_request(target)
+    # a hop is no transition: the row stays in flight with one attempt, nothing is written
+    assert rows(ws) == [("case|c1|1", "case", "c1", "inflight", 1)]
+    assert len(s) == 1
+    assert s.has_pending_requests()
     followed = s.next_request()
     assert followed is not None
     assert followed.url == "http://127.0.0.1/detail"
+    assert not s.has_pending_requests()
     # a retry of the redirect target restarts the chain from the original request
     retry = followed.copy()
     retry.meta["retry_times"] = 1
@@ -149,6 +156,30 @@ def test_redirect_is_followed_in_run_and_restarts_from_the_original_after_a_cras
     assert resent.url == "http://127.0.0.1/show/tok"
     assert resent.meta["retry_times"] == 1
     assert stats2.values["harvest/scheduler/released"] == 1
+
+
+def test_the_outcome_of_a_redirected_row_records_where_it_led(ws: Path) -> None:
+    s, _ = make(ws)
+    s.enqueue_request(req("case|c1|1", "http://user:pw@127.0.0.1/show/tok"))
+    first = s.next_request()
+    assert first is not None
+    target = first.replace(url="http://user:pw@127.0.0.1/detail")
+    target.meta["redirect_urls"] = [first.url]
+    s.enqueue_request(target)
+    followed = s.next_request()
+    assert followed is not None
+    rid = s.output_started(respond(followed))
+    assert rid is not None
+    s.output_done(rid)
+    db = sqlite3.connect(ws / "state.sqlite")
+    assert db.execute("SELECT status, attempts, url FROM requests").fetchall() == [
+        ("ok", 1, "http://127.0.0.1/detail")
+    ]
+    assert [e for (e,) in db.execute("SELECT event FROM events WHERE request_id = 1")] == [
+        "enqueued",
+        "dispatched",
+        "ok",
+    ]
 
 
 def test_ok_only_after_children_committed_and_items_stored(ws: Path) -> None:
@@ -262,6 +293,8 @@ def test_config_validates() -> None:
         SchedulerConfig(workspace="/x", busy_timeout=0)
     with pytest.raises(ConfigError, match="cannot be imported"):
         SchedulerConfig(workspace="/x", store="nowhere.Store")
+    with pytest.raises(ConfigError, match="HARVEST_STATE_COMMIT must be one of turn, each"):
+        SchedulerConfig(workspace="/x", commit="sometimes")
 
 
 def test_the_scheduler_runs_unchanged_on_another_store(ws: Path) -> None:
