@@ -1,23 +1,27 @@
 """Crawl throughput of the harvest scheduler against Scrapy's memory and JOBDIR schedulers.
 
-One replica court (faults off) is crawled three times by the real ``sipp`` spider and pipeline,
-with no download delay, AutoThrottle off and 16 concurrent requests:
+One replica court (faults off) is crawled by the real ``sipp`` spider and pipeline, with no
+download delay, AutoThrottle off and 16 concurrent requests, once per round by each of:
 
 * ``harvest``: the project's settings (``extensions.scheduler.HarvestScheduler``, state in
-  SQLite, outcome and URL-log middlewares);
+  SQLite, outcome and URL-log middlewares, group commit once per reactor turn);
+* ``harvest-each``: the same with ``HARVEST_STATE_COMMIT = "each"`` (every transition and
+  url_log row commits on its own: what group commit saves);
 * ``memory``: ``SCHEDULER = scrapy.core.scheduler.Scheduler`` without JOBDIR (the outcome
   middlewares switch themselves off with a foreign scheduler);
 * ``jobdir``: the same with ``JOBDIR`` (pickle LIFO disk queues).
 
 Two workloads: ``details`` (``-a tabs=none``: list pages and case details, where every
 scheduler crawls correctly) and ``full`` (every tab too). Throughput = responses received / the
-crawl's ``elapsed_time_seconds`` (Scrapy's own stats, so process start-up is excluded). Prints
-each run and the ratios to ``memory`` (target for ``harvest`` >= 0.9). The memory and JOBDIR
-schedulers do not keep a case's requests apart, so in the full workload the replica's one-shot
-sessions clobber and fail their tab requests; the harvested-case count (full workload:
-complete cases, i.e. case part and every tab) shows it.
+crawl's ``elapsed_time_seconds`` (Scrapy's own stats, so process start-up is excluded); CPU
+ms/response = the crawl process's user + system time per response (start-up included). Prints
+each run, then per scheduler the median of its per-round ratios to ``memory`` (pairing runs of
+the same round cancels the load drift of a shared machine; target for ``harvest`` >= 0.9)
+with their range. The memory and JOBDIR schedulers do not keep a case's requests apart, so in
+the full workload the replica's one-shot sessions clobber and fail their tab requests; the
+harvested-case count (full workload: complete cases, i.e. case part and every tab) shows it.
 
-    .venv/bin/python bench/bench_scheduler.py [--cases 150] [--full-cases 60] [--rounds 3]
+    .venv/bin/python bench/bench_scheduler.py [--cases 600] [--full-cases 60] [--rounds 5]
 
 Only 127.0.0.1 is contacted; each crawl is bounded by ``--max-seconds``.
 """
@@ -27,6 +31,8 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,15 +67,20 @@ def crawl(
         settings["SCHEDULER"] = "scrapy.core.scheduler.Scheduler"
     if name == "jobdir":
         settings["JOBDIR"] = str(tmp / "jobdir")
+    if name == "harvest-each":
+        settings["HARVEST_STATE_COMMIT"] = "each"
     cmd = [sys.executable, "-m", "scrapy", "crawl", "sipp", "-a", f"base_url={url}"]
     cmd += ["-a", f"court_id={COURT}", *spider_args]
     for k, v in settings.items():
         cmd += ["-s", f"{k}={v}"]
     t0 = time.perf_counter()
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         cmd, cwd=ROOT, capture_output=True, text=True, timeout=max_seconds, check=False
     )
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     m = _STATS.search(proc.stderr)
     if proc.returncode != 0 or m is None:
         raise SystemExit(f"{name} crawl failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -89,6 +100,7 @@ def crawl(
         "elapsed": elapsed,
         "wall": wall,
         "per_s": responses / elapsed,
+        "cpu_ms": cpu * 1000.0 / responses,  # the crawl process's CPU, start-up included
         "retries": float(stats.get("retry/count", 0)),
         "complete": float(len(export.stdout.splitlines())),
     }
@@ -109,42 +121,53 @@ def _median_run(results: list[dict[str, float]]) -> dict[str, float]:
     return ordered[(len(ordered) - 1) // 2]
 
 
+NAMES = ("harvest", "harvest-each", "memory", "jobdir")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--cases", type=int, default=150, help="cases of the details workload")
+    parser.add_argument("--cases", type=int, default=600, help="cases of the details workload")
     parser.add_argument("--full-cases", type=int, default=60, help="cases of the full workload")
-    parser.add_argument("--rounds", type=int, default=3, help="crawls per scheduler (median)")
+    parser.add_argument("--rounds", type=int, default=5, help="crawls per scheduler (median)")
     parser.add_argument("--max-seconds", type=float, default=600)
     args = parser.parse_args()
-    names = ("harvest", "memory", "jobdir")
     summary: list[str] = []
     for workload, cases in (("details", args.cases), ("full", args.full_cases)):
-        runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in NAMES}
         with running_replica(cases=cases, seed=1, court_id=COURT) as rep:
             for r in range(args.rounds):
-                for name in names:  # interleaved, so load drift hits every scheduler alike
+                # one crawl of each per round, the order rotated every round, so load drift and
+                # position in the round hit every scheduler alike
+                for name in NAMES[r % len(NAMES) :] + NAMES[: r % len(NAMES)]:
                     with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as tmp:
                         res = crawl(
                             name, rep.url, Path(tmp), args.max_seconds, WORKLOADS[workload]
                         )
                     print(
-                        f"{workload:7s} round {r + 1} {name:8s} {res['responses']:5.0f} responses "
-                        f"in {res['elapsed']:5.1f}s = {res['per_s']:6.1f}/s  retries "
-                        f"{res['retries']:4.0f}  cases harvested {res['complete']:.0f}/{cases}",
+                        f"{workload:7s} round {r + 1} {name:12s} "
+                        f"{res['responses']:5.0f} responses in {res['elapsed']:5.1f}s = "
+                        f"{res['per_s']:6.1f}/s  "
+                        f"{res['cpu_ms']:5.1f} CPU ms/response  retries {res['retries']:4.0f}  "
+                        f"cases harvested {res['complete']:.0f}/{cases}",
                         flush=True,
                     )
                     runs[name].append(res)
-        best = {name: _median_run(results) for name, results in runs.items()}
-        base = best["memory"]["per_s"]
-        summary.append(f"{workload} ({cases} cases):")
-        for name in names:
+        summary.append(f"{workload} ({cases} cases, {args.rounds} rounds):")
+        for name in NAMES:
+            # the ratio within each round (same minutes of machine load), then its median
+            ratios = [
+                mine["per_s"] / base["per_s"]
+                for mine, base in zip(runs[name], runs["memory"], strict=True)
+            ]
+            cpu = statistics.median(r["cpu_ms"] for r in runs[name])
+            best = _median_run(runs[name])
             summary.append(
-                f"  {name:8s} {best[name]['per_s']:6.1f} responses/s   ratio to memory "
-                f"{best[name]['per_s'] / base:.2f}   cases harvested "
-                f"{best[name]['complete']:.0f}/{cases}"
+                f"  {name:12s} {best['per_s']:6.1f} responses/s (median run)   ratio to memory "
+                f"{statistics.median(ratios):.2f} (rounds {min(ratios):.2f}-{max(ratios):.2f})   "
+                f"{cpu:5.1f} CPU ms/response   cases harvested {best['complete']:.0f}/{cases}"
             )
     print()
-    print("replica, faults off, no delay, AutoThrottle off, 16 concurrent requests; median run")
+    print("replica, faults off, no delay, AutoThrottle off, 16 concurrent requests")
     print("\n".join(summary))
     print("target: harvest >= 0.90 x memory (details workload: every scheduler crawls correctly)")
 

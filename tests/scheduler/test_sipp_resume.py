@@ -110,3 +110,30 @@ def test_requeue_after_faults_are_switched_off(tmp_path: Path) -> None:
     assert_state_invariants(ws)
     assert counts_by_status(ws).get("error", 0) == 0
     assert exported(ws) == want
+
+
+def test_two_courts_crawl_one_workspace_at_once(tmp_path: Path) -> None:
+    """Courts share a workspace: two live crawls write one state (group commits interleave) and
+    one item store, and each harvest equals its court's truth."""
+    ws, log = tmp_path / "ws", tmp_path / "crawl.log"
+    with (
+        running_replica(cases=80, seed=21, court_id="pn-satu") as one,
+        running_replica(cases=80, seed=22, court_id="pn-dua") as two,
+    ):
+        procs = [
+            start(crawl_command(rep.url, court, ws), log)
+            for rep, court in ((one, "pn-satu"), (two, "pn-dua"))
+        ]
+        codes = [proc.wait(timeout=300) for proc in procs]
+        want = {
+            **truth_by_key(one.write_truth(tmp_path / "one.jsonl")),
+            **truth_by_key(two.write_truth(tmp_path / "two.jsonl")),
+        }
+    assert codes == [0, 0], log.read_text()[-3000:]
+    assert_state_invariants(ws)
+    assert dict(query(ws, "SELECT court, count(*) FROM runs GROUP BY 1")) == {
+        "pn-dua": 1,
+        "pn-satu": 1,
+    }
+    assert counts_by_status(ws) == {"ok": query(ws, "SELECT count(*) FROM requests")[0][0]}
+    assert exported(ws) == want
