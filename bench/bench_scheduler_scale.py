@@ -116,7 +116,7 @@ def child_harvest(ws: str, dispatch: int) -> None:
 
     t_imported = time.perf_counter()
     s = HarvestScheduler(
-        config=SchedulerConfig(workspace=ws),
+        config=SchedulerConfig(workspace=ws, commit="each"),  # no reactor: no end of turn
         stats=None,
         fingerprint=RequestFingerprinter().fingerprint,
     )

@@ -116,8 +116,8 @@ class HarvestScheduler(BaseScheduler):
         self.run_id = 0
         self._inflight: dict[int, _Flight] = {}
         self._busy: dict[str, int] = {}  # group -> row id holding it
-        # pending rows sent back by a retry or redirect in this run: the request to send next
-        # (a redirect target is followed from memory) and the group they keep reserved
+        # pending rows sent back by a retry in this run: the request to send next and the group
+        # they keep reserved
         self._held: dict[int, tuple[str | None, Request]] = {}
         # rows in flight whose redirect target waits to be sent (first in, first out)
         self._redirected: dict[int, Request] = {}

@@ -214,7 +214,7 @@ class RequestStore(Protocol):
         """Move the next ``pending`` row of ``court`` to ``inflight``.
 
         Order: ``priority DESC, id``. Rows whose group is in ``busy_groups`` are skipped unless
-        their id is in ``held`` (a retry or redirect keeps its group reserved).
+        their id is in ``held`` (a retried row keeps its group reserved).
         """
 
     def reschedule(

@@ -121,16 +121,22 @@ def test_retry_is_a_transition_of_the_row(ws: Path) -> None:
     assert stats.values["harvest/scheduler/retried"] == 1
 
 
+def redirect_hop(s: HarvestScheduler, url: str, target_url: str) -> None:
+    """Enqueue and dispatch ``case|c1|1`` at ``url``, then enqueue its redirect to ``target_url``
+    (as RedirectMiddleware makes it)."""
+    s.enqueue_request(req("case|c1|1", url))
+    first = s.next_request()
+    assert first is not None
+    target = first.replace(url=target_url)
+    target.meta["redirect_urls"] = [first.url]
+    assert s.enqueue_request(target)
+
+
 def test_redirect_is_followed_in_run_and_restarts_from_the_original_after_a_crash(
     ws: Path,
 ) -> None:
     s, _ = make(ws)
-    s.enqueue_request(req("case|c1|1", "http://127.0.0.1/show/tok"))
-    first = s.next_request()
-    assert first is not None
-    target = first.replace(url="http://127.0.0.1/detail")
-    target.meta["redirect_urls"] = [first.url]
-    assert s.enqueue_request(target)
+    redirect_hop(s, "http://127.0.0.1/show/tok", "http://127.0.0.1/detail")
     # a hop is no transition: the row stays in flight with one attempt, nothing is written
     assert rows(ws) == [("case|c1|1", "case", "c1", "inflight", 1)]
     assert len(s) == 1
@@ -160,12 +166,7 @@ def test_redirect_is_followed_in_run_and_restarts_from_the_original_after_a_cras
 
 def test_the_outcome_of_a_redirected_row_records_where_it_led(ws: Path) -> None:
     s, _ = make(ws)
-    s.enqueue_request(req("case|c1|1", "http://user:pw@127.0.0.1/show/tok"))
-    first = s.next_request()
-    assert first is not None
-    target = first.replace(url="http://user:pw@127.0.0.1/detail")
-    target.meta["redirect_urls"] = [first.url]
-    s.enqueue_request(target)
+    redirect_hop(s, "http://user:pw@127.0.0.1/show/tok", "http://user:pw@127.0.0.1/detail")
     followed = s.next_request()
     assert followed is not None
     rid = s.output_started(respond(followed))
