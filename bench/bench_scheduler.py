@@ -43,18 +43,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from reference.sipp_site.testing import running_replica  # noqa: E402
+from reference.sipp_site.testing import UNTHROTTLED_SETTINGS, running_replica  # noqa: E402
 
 COURT = "pn-bench"
-FAST = {
-    "DOWNLOAD_DELAY": "0",
-    "AUTOTHROTTLE_ENABLED": "False",
-    "CONCURRENT_REQUESTS": "16",
-    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
-    "TELNETCONSOLE_ENABLED": "False",
-    "LOG_LEVEL": "INFO",
-    "LOGSTATS_INTERVAL": "600",
-}
+FAST = {**UNTHROTTLED_SETTINGS, "LOG_LEVEL": "INFO", "LOGSTATS_INTERVAL": "600"}
 _STATS = re.compile(r"Dumping Scrapy stats:\n(\{.*?\})\n", re.DOTALL)
 
 

@@ -37,17 +37,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from pipelines.store import ItemStore, ItemStoreError  # noqa: E402
-from reference.sipp_site.testing import running_replica  # noqa: E402
+from reference.sipp_site.testing import UNTHROTTLED_SETTINGS, running_replica  # noqa: E402
 
 COURT = "pn-bench"
-FAST = {
-    "DOWNLOAD_DELAY": "0",
-    "AUTOTHROTTLE_ENABLED": "False",
-    "CONCURRENT_REQUESTS": "16",
-    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
-    "TELNETCONSOLE_ENABLED": "False",
-    "LOG_LEVEL": "INFO",
-}
+FAST = {**UNTHROTTLED_SETTINGS, "LOG_LEVEL": "INFO"}
 
 
 def harvested(ws: Path) -> int:

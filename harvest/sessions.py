@@ -47,12 +47,14 @@ META_FORCE_WARM = "sipp_force_warm"
 
 
 class BoundedJars(OrderedDict[Any, CookieJar]):
-    """A mapping of cookie jars that creates jars on demand and keeps only the newest ``limit``."""
+    """A mapping of cookie jars that creates jars on demand and keeps only the newest ``limit``,
+    with a "warm" flag per jar (its session has loaded a full page) that leaves with the jar."""
 
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit = limit
         self.evicted = 0
+        self._warm: set[Any] = set()
 
     def __getitem__(self, key: Any) -> CookieJar:
         if key in self:
@@ -61,9 +63,22 @@ class BoundedJars(OrderedDict[Any, CookieJar]):
         jar = CookieJar()
         self[key] = jar
         while len(self) > self.limit:
-            self.popitem(last=False)
+            old, _ = self.popitem(last=False)
+            self._warm.discard(old)
             self.evicted += 1
         return jar
+
+    def is_warm(self, key: Any) -> bool:
+        return key in self._warm and key in self
+
+    def mark_warm(self, key: Any) -> None:
+        if key in self:
+            self._warm.add(key)
+
+    def forget(self, key: Any) -> None:
+        """Drop a jar and its warm flag (the next request starts a fresh session)."""
+        self.pop(key, None)
+        self._warm.discard(key)
 
 
 class SippSessionMiddleware(CookiesMiddleware):
@@ -71,9 +86,8 @@ class SippSessionMiddleware(CookiesMiddleware):
 
     def __init__(self, debug: bool = False, *, max_jars: int = DEFAULT_MAX_JARS) -> None:
         super().__init__(debug)
-        self.jars = BoundedJars(max_jars)  # type: ignore[assignment]
-        self._warm: OrderedDict[Any, None] = OrderedDict()
-        self._max_jars = max_jars
+        self._jars = BoundedJars(max_jars)
+        self.jars = self._jars  # type: ignore[assignment]
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -90,18 +104,11 @@ class SippSessionMiddleware(CookiesMiddleware):
         return o
 
     def is_warm(self, jar_key: Any) -> bool:
-        return jar_key in self._warm and jar_key in self.jars
-
-    def _mark_warm(self, jar_key: Any) -> None:
-        self._warm[jar_key] = None
-        self._warm.move_to_end(jar_key)
-        while len(self._warm) > self._max_jars:
-            self._warm.popitem(last=False)
+        return self._jars.is_warm(jar_key)
 
     def forget(self, jar_key: Any) -> None:
         """Drop a jar and its warm flag (the next request starts a fresh session)."""
-        self.jars.pop(jar_key, None)
-        self._warm.pop(jar_key, None)
+        self._jars.forget(jar_key)
 
     async def process_request(self, request: Request) -> None:  # type: ignore[override]
         jar_key = request.meta.get("cookiejar")
@@ -136,5 +143,5 @@ class SippSessionMiddleware(CookiesMiddleware):
     ) -> Request | Response:
         result = super().process_response(request, response)
         if request.meta.get(META_FULL_PAGE) and response.status == 200:
-            self._mark_warm(request.meta.get("cookiejar"))
+            self._jars.mark_warm(request.meta.get("cookiejar"))
         return result

@@ -23,6 +23,16 @@ from pathlib import Path
 _LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/)")
 STARTUP_TIMEOUT = 60.0
 
+#: Scrapy settings for crawling the replica (``-s NAME=VALUE``): it is ours, so no politeness
+#: delay and no AutoThrottle, 16 requests in flight; real courts keep the project's defaults.
+UNTHROTTLED_SETTINGS = {
+    "DOWNLOAD_DELAY": "0",
+    "AUTOTHROTTLE_ENABLED": "False",
+    "CONCURRENT_REQUESTS": "16",
+    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
+    "TELNETCONSOLE_ENABLED": "False",
+}
+
 
 class ReplicaStartError(RuntimeError):
     """The replica subprocess exited or did not listen in time."""

@@ -28,3 +28,22 @@ def test_memory_stays_flat_over_many_cases() -> None:
         jars[f"pn-x|{n}/Pid.B/2024/PN X"]
     assert len(jars) == 16
     assert jars.evicted == 100_000 - 16
+
+
+def test_the_warm_flag_leaves_with_its_jar() -> None:
+    jars = BoundedJars(limit=2)
+    jars["a"]
+    jars.mark_warm("a")
+    jars.mark_warm("never-created")  # no jar, no flag
+    assert jars.is_warm("a")
+    assert not jars.is_warm("never-created")
+    jars["b"]
+    jars["c"]  # evicts "a": a jar created again later is a new, cold session
+    assert not jars.is_warm("a")
+    jars["a"]
+    assert not jars.is_warm("a")
+    jars.mark_warm("c")
+    jars.forget("c")
+    assert "c" not in jars
+    assert not jars.is_warm("c")
+    assert len(jars._warm) == 0  # bounded by the jars: nothing left behind

@@ -12,20 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from harvest.canonical import document_hash
+from reference.sipp_site.testing import UNTHROTTLED_SETTINGS
 
 REPO = Path(__file__).resolve().parents[2]
 SCRAPY = str(Path(sys.executable).with_name("scrapy"))
 
 #: Test settings: the replica is ours, so no politeness; short timeouts so hangs cost little.
-FAST_SETTINGS = {
-    "DOWNLOAD_DELAY": "0",
-    "AUTOTHROTTLE_ENABLED": "False",
-    "CONCURRENT_REQUESTS": "16",
-    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
-    "DOWNLOAD_TIMEOUT": "3",
-    "LOG_LEVEL": "INFO",
-    "TELNETCONSOLE_ENABLED": "False",
-}
+FAST_SETTINGS = {**UNTHROTTLED_SETTINGS, "DOWNLOAD_TIMEOUT": "3", "LOG_LEVEL": "INFO"}
 
 
 def settings_args(settings: dict[str, str]) -> list[str]:
