@@ -202,14 +202,14 @@ class MemoryRequestStore:
         self._move(row, Status.INFLIGHT, run_id, "dispatched", f"attempt {row.attempts}")
         return Claimed(row.id, row.key, row.group, row.attempts, row.retries, row.blob)
 
-    def reschedule(
-        self, request_id: int, run_id: int, *, event: str, url: str, priority: int, retries: int
+    def retry(
+        self, request_id: int, run_id: int, *, url: str, priority: int, retries: int
     ) -> bool:
         row = self._d.rows.get(request_id)
         if row is None or row.status != Status.INFLIGHT:
             return False
         row.url, row.priority, row.retries = url, priority, retries
-        self._move(row, Status.PENDING, run_id, event, url)
+        self._move(row, Status.PENDING, run_id, "retry", url)
         return True
 
     def finish(

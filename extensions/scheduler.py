@@ -256,7 +256,7 @@ class HarvestScheduler(BaseScheduler):
         try:
             rid = request.meta.get(META_RID)
             if rid is not None and rid in self._inflight:
-                accepted = self._reschedule(rid, request)
+                accepted = self._retry_or_redirect(rid, request)
             else:
                 request.meta.pop(META_RID, None)
                 accepted = self._add(request)
@@ -359,7 +359,7 @@ class HarvestScheduler(BaseScheduler):
             self.stats.inc_value("scheduler/enqueued")
         return True
 
-    def _reschedule(self, rid: int, request: Request) -> bool:
+    def _retry_or_redirect(self, rid: int, request: Request) -> bool:
         """A retry or redirect of row ``rid``, which stays the same row.
 
         A redirect hop leaves the row ``inflight`` (nothing is written; the exchange is in
@@ -387,10 +387,9 @@ class HarvestScheduler(BaseScheduler):
             nxt = original.replace(
                 meta={**original.meta, **meta}, priority=request.priority, dont_filter=True
             )
-        done = self.store.reschedule(
+        done = self.store.retry(
             rid,
             self.run_id,
-            event="retry",
             url=strip_userinfo(nxt.url),
             priority=nxt.priority,
             retries=retries,

@@ -143,7 +143,6 @@ CREATE TRIGGER IF NOT EXISTS requests_transition AFTER UPDATE OF last_event ON r
                 WHEN 'error' THEN NEW.last_error
                 WHEN 'requeued' THEN NEW.last_error
                 WHEN 'retry' THEN NEW.url
-                WHEN 'redirect' THEN NEW.url
                 WHEN 'released' THEN NEW.note
             END);
 END;
@@ -495,43 +494,31 @@ class SqliteRequestStore:
                 cond += f" OR id IN ({','.join('?' * len(held))})"
                 params.extend(held)
             cond += ")"
-        row = (
-            self._w()
-            .execute(
-                "UPDATE requests SET status = 'inflight', last_event = 'dispatched', "
-                "attempts = attempts + 1, "
-                "updated_at = ?, run_id = ? WHERE id = ("
-                "SELECT id FROM requests INDEXED BY requests_pending "
-                f"WHERE court = ? AND status = 'pending'{cond} "
-                "ORDER BY priority DESC, id LIMIT 1) "
-                "RETURNING id, key, group_key, attempts, retries, request",
-                params,
-            )
-            .fetchone()
+        cur = self._w().execute(
+            "UPDATE requests SET status = 'inflight', last_event = 'dispatched', "
+            "attempts = attempts + 1, "
+            "updated_at = ?, run_id = ? WHERE id = ("
+            "SELECT id FROM requests INDEXED BY requests_pending "
+            f"WHERE court = ? AND status = 'pending'{cond} "
+            "ORDER BY priority DESC, id LIMIT 1) "
+            "RETURNING id, key, group_key, attempts, retries, request",
+            params,
         )
+        row = cur.fetchone()
         if row is None:
             return None
         return Claimed(
             id=row[0], key=row[1], group=row[2], attempts=row[3], retries=row[4], blob=row[5]
         )
 
-    def reschedule(
-        self,
-        request_id: int,
-        run_id: int,
-        *,
-        event: str,
-        url: str,
-        priority: int,
-        retries: int,
+    def retry(
+        self, request_id: int, run_id: int, *, url: str, priority: int, retries: int
     ) -> bool:
         at = utc_now()
-        if event not in ("retry", "redirect"):
-            raise ValueError(f"reschedule event must be retry or redirect, not {event!r}")
         cur = self._w().execute(
-            "UPDATE requests SET status = 'pending', last_event = ?, url = ?, priority = ?, "
+            "UPDATE requests SET status = 'pending', last_event = 'retry', url = ?, priority = ?, "
             "retries = ?, updated_at = ?, run_id = ? WHERE id = ? AND status = 'inflight'",
-            (event, url, priority, retries, at, run_id, request_id),
+            (url, priority, retries, at, run_id, request_id),
         )
         return cur.rowcount == 1
 

@@ -175,7 +175,7 @@ class RequestStore(Protocol):
 
     * :meth:`add`: new key -> ``pending``; a known key -> ``None`` (duplicate, nothing changes).
     * :meth:`claim`: best ``pending`` row of a court -> ``inflight``, ``attempts + 1``.
-    * :meth:`reschedule`: ``inflight`` -> ``pending`` for a retry of the same row (retry
+    * :meth:`retry`: ``inflight`` -> ``pending`` for a retry of the same row (retry
       count, priority and current URL recorded; the stored request stays the original). A
       redirect hop is no transition: the scheduler follows it with the row in flight.
     * :meth:`finish`: ``inflight`` -> ``ok`` or ``error`` (with the reason).
@@ -217,17 +217,10 @@ class RequestStore(Protocol):
         their id is in ``held`` (a retried row keeps its group reserved).
         """
 
-    def reschedule(
-        self,
-        request_id: int,
-        run_id: int,
-        *,
-        event: str,
-        url: str,
-        priority: int,
-        retries: int,
+    def retry(
+        self, request_id: int, run_id: int, *, url: str, priority: int, retries: int
     ) -> bool:
-        """``inflight -> pending`` for a retry/redirect of the row; ``False`` if not inflight.
+        """``inflight -> pending`` for a retry of the row; ``False`` if not inflight.
 
         The stored request is not replaced: a resumed crawl re-sends the row's original request
         (with ``retries`` as its retry count).

@@ -123,17 +123,17 @@ class StoreContract:
         assert report.latest_errors[0]["last_error"] == "HTTP 503"
         assert report.latest_errors[0]["last_status"] == 503
 
-    def test_reschedule_is_a_transition_of_the_same_row(self, db: Path) -> None:
+    def test_retry_is_a_transition_of_the_same_row(self, db: Path) -> None:
         s = self.open(db)
         rid = s.add(new("case|c1|1", priority=10), 1)
         assert rid is not None
         s.claim("c1", 1, busy_groups=[], held=[])
-        assert s.reschedule(rid, 1, event="retry", url="http://127.0.0.1/b", priority=9, retries=1)
+        assert s.retry(rid, 1, url="http://127.0.0.1/b", priority=9, retries=1)
         assert s.count() == 1
         c = s.claim("c1", 1, busy_groups=[], held=[])
         assert c is not None
         assert (c.id, c.attempts, c.retries, c.blob) == (rid, 2, 1, b"case|c1|1")
-        assert not s.reschedule(rid + 1, 1, event="retry", url="u", priority=0, retries=1)
+        assert not s.retry(rid + 1, 1, url="u", priority=0, retries=1)
 
     def test_release_inflight_by_court_and_by_ids(self, db: Path) -> None:
         s = self.open(db)
