@@ -52,7 +52,7 @@ from requests.adapters import HTTPAdapter
 
 from harvest.canonical import NotCanonicalisable, document_hash
 from harvest.workspace import ITEMS_DB, SHIP_LOG, WORKSPACE_ENV, closest_scrapy_cfg
-from pipelines.store import ItemStore, ItemStoreError
+from pipelines.store import ItemStore, ItemStoreError, ShippedDocument
 
 __all__ = [
     "Answer",
@@ -1408,7 +1408,7 @@ def resolve_workspace(option: str | None, env: Mapping[str, str], cwd: Path) -> 
 
 def _open_documents(
     workspace: Path, *, include_partial: bool
-) -> tuple[Iterator[dict[str, Any]], int, Callable[[], None]]:
+) -> tuple[Iterator[ShippedDocument], int, Callable[[], None]]:
     if not workspace.is_dir():
         raise ConfigError(
             f"workspace {str(workspace)!r} does not exist; run a crawl first or point "
@@ -1420,7 +1420,7 @@ def _open_documents(
     except ItemStoreError as exc:
         raise ConfigError(str(exc)) from exc
 
-    def documents() -> Iterator[dict[str, Any]]:
+    def documents() -> Iterator[ShippedDocument]:
         try:
             yield from store.iter_documents(complete_only=not include_partial)
         except ItemStoreError as exc:

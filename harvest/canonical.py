@@ -1,12 +1,15 @@
 """Canonical JSON and content hashes: the one definition every part of the project uses.
 
-Imports nothing from Scrapy (``ship.py`` uses it).
+Imports nothing of the project (a base module: see ``[tool.importlinter]`` in pyproject.toml);
+``ship.py`` and the item store use it. ``reference/`` computes the same by its own code, as an
+outside party would.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -30,10 +33,10 @@ def content_hash(obj: Any) -> str:
     return f"sha256:{digest}"
 
 
-#: The members of a case document covered by its ``content_hash`` (DESIGN.md, Items).
+#: The members of a case document covered by its ``content_hash`` (docs/contracts.md, Items).
 HASHED_MEMBERS = ("complete", "case", "tabs")
 
 
-def document_hash(document: dict[str, Any]) -> str:
+def document_hash(document: Mapping[str, Any]) -> str:
     """The ``content_hash`` of a merged case document: over ``complete``, ``case`` and ``tabs``."""
     return content_hash({k: document[k] for k in HASHED_MEMBERS})

@@ -1,7 +1,10 @@
-"""The isolated workspace of DESIGN.md: where it is, and creating it and its files privately.
+"""The isolated workspace (docs/contracts.md): where it is; creating it and its files privately.
 
-Case data names real people: the directory is created ``0700`` and every file in it ``0600``.
-Imports nothing from Scrapy: ``ship.py`` and the item store use it too.
+Case data names real people: the directory is created ``0700`` and every file in it ``0600``
+(:func:`ensure_workspace`, :func:`open_private`, :func:`private_file`). Where it is has one set of
+rules, :func:`resolve_workspace`, for the crawl, the commands and ``ship.py`` alike.
+
+Imports nothing of the project (a base module: see ``[tool.importlinter]`` in pyproject.toml).
 """
 
 from __future__ import annotations
@@ -30,24 +33,28 @@ def closest_scrapy_cfg(start: Path | None = None) -> Path | None:
     return None
 
 
-def resolve_workspace(value: str | os.PathLike[str] | None) -> Path:
-    """The absolute workspace path for a configured value (setting or environment).
+def resolve_workspace(value: str | os.PathLike[str] | None, *, start: Path | None = None) -> Path:
+    """The absolute workspace path for a configured value (setting, environment or option).
 
-    ``None`` or empty means ``./workspace`` beside ``scrapy.cfg``. Relative paths are taken
-    relative to the directory holding ``scrapy.cfg``. Without a ``scrapy.cfg`` (under scrapyd,
-    where the crawl runs in scrapyd's own directory) only an absolute path is accepted.
+    ``~`` is expanded. An absolute path is taken as it is. ``None`` or empty means
+    ``./workspace`` beside ``scrapy.cfg``; another relative path is taken relative to the
+    directory holding ``scrapy.cfg``, found in ``start`` (default: the current directory) or above
+    it. Without a ``scrapy.cfg`` (under scrapyd, where the crawl runs in scrapyd's own directory)
+    only an absolute path is accepted: :class:`WorkspaceError` says so.
     """
     raw = os.fspath(value) if value else ""
-    if raw and Path(raw).expanduser().is_absolute():
-        return Path(raw).expanduser()
-    cfg = closest_scrapy_cfg()
+    path = Path(raw).expanduser()
+    if raw and path.is_absolute():
+        return path
+    cfg = closest_scrapy_cfg(start)
     if cfg is None:
         raise WorkspaceError(
-            f"{WORKSPACE_ENV} must be an absolute path here: there is no scrapy.cfg to place "
+            f"{WORKSPACE_ENV} must be an absolute path here: there is no scrapy.cfg in "
+            f"{str((start or Path.cwd()).resolve())!r} or above it to place "
             f"{raw or './workspace'!r} beside (under scrapyd, schedule with "
             f"-d setting={WORKSPACE_ENV}=/abs/path/to/workspace)"
         )
-    return cfg.parent / (raw or "workspace")
+    return cfg.parent / (path if raw else "workspace")
 
 
 def ensure_workspace(path: Path) -> Path:
@@ -63,11 +70,24 @@ def ensure_workspace(path: Path) -> Path:
     return path
 
 
+def open_private(path: Path, flags: int = os.O_WRONLY) -> int:
+    """Open ``path`` with ``flags``, created if missing, its mode ``0600`` whatever it was.
+
+    Returns the file descriptor (close-on-exec). ``O_CREAT`` is implied; give ``O_APPEND``,
+    ``O_TRUNC``, ``O_RDWR`` ... as the caller needs. Raises :class:`OSError`.
+    """
+    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
 def private_file(path: Path) -> Path:
     """Create ``path`` if missing with mode ``0600`` (and tighten it if it exists)."""
-    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-    os.close(fd)
-    os.chmod(path, 0o600)
+    os.close(open_private(path))
     return path
 
 

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, TypedDict
 from urllib.parse import quote
 
 from harvest.canonical import NotCanonicalisable, canonical_json, document_hash
@@ -55,6 +55,7 @@ __all__ = [
     "ItemStore",
     "ItemStoreError",
     "PartRecord",
+    "ShippedDocument",
     "UpsertResult",
     "ValidPart",
     "merge_document",
@@ -259,10 +260,28 @@ def _check_case_data(data: Any) -> None:
             )
 
 
+class ShippedDocument(TypedDict):
+    """The merged case document: what ``ship.py`` posts and ``scrapy export`` writes.
+
+    Its contract is docs/contracts.md (Items); :func:`merge_document` is its one maker.
+    """
+
+    dedupe_key: str
+    source_type: str
+    source_id: str
+    #: :func:`harvest.canonical.document_hash` over ``complete``, ``case`` and ``tabs``.
+    content_hash: str
+    complete: bool
+    #: The ``case`` part's data; ``None`` while that part is missing (a partial document).
+    case: dict[str, Any] | None
+    #: Tab slug -> that ``tab:<slug>`` part's data (an object or a list of rows).
+    tabs: dict[str, Any]
+
+
 def merge_document(
     *, dedupe_key: str, source_type: str, source_id: str, parts: Iterable[tuple[str, Any]]
-) -> dict[str, Any]:
-    """The case document of DESIGN.md from the ``(part, data)`` pairs of one dedupe key.
+) -> ShippedDocument:
+    """The case document (docs/contracts.md, Items) from the ``(part, data)`` pairs of one key.
 
     ``case`` is the ``case`` part's data (``None`` while it is missing); ``tabs`` maps each slug
     to its ``tab:<slug>`` part's data, for every tab part present. ``complete`` is true when the
@@ -276,15 +295,15 @@ def merge_document(
             case = data
         else:
             tabs[part[len(TAB_PART_PREFIX) :]] = data
-    document: dict[str, Any] = {
-        "dedupe_key": dedupe_key,
-        "source_type": source_type,
-        "source_id": source_id,
-        "content_hash": "",
-        "complete": case is not None and not missing_tab_slugs(case, tabs),
-        "case": case,
-        "tabs": tabs,
-    }
+    document = ShippedDocument(
+        dedupe_key=dedupe_key,
+        source_type=source_type,
+        source_id=source_id,
+        content_hash="",
+        complete=case is not None and not missing_tab_slugs(case, tabs),
+        case=case,
+        tabs=tabs,
+    )
     document["content_hash"] = document_hash(document)
     return document
 
@@ -574,7 +593,7 @@ class ItemStore:
 
     def iter_documents(
         self, *, complete_only: bool = True, court: str | None = None
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[ShippedDocument]:
         """Stream the merged case documents ordered by ``dedupe_key`` (memory stays flat).
 
         ``complete_only`` keeps complete cases only; ``court`` keeps one court id. The whole
@@ -606,7 +625,7 @@ class ItemStore:
         except sqlite3.DatabaseError as exc:
             raise self._error("cannot read documents", exc) from exc
 
-    def get_document(self, dedupe_key: str) -> dict[str, Any] | None:
+    def get_document(self, dedupe_key: str) -> ShippedDocument | None:
         """The merged document of one dedupe key, complete or not; ``None`` if no part exists."""
         try:
             row = self._conn.execute(

@@ -1,7 +1,7 @@
 """``scrapy export``: the merged case documents of the workspace item store as JSON Lines.
 
-One document per line (DESIGN.md, Items), canonical JSON (sorted keys, no whitespace, UTF-8), in
-dedupe-key order, so that two exports of the same store are byte-identical. Reads
+One document per line (docs/contracts.md, Items), canonical JSON (sorted keys, no whitespace,
+UTF-8), in dedupe-key order, so that two exports of the same store are byte-identical. Reads
 ``<HARVEST_WORKSPACE>/items.sqlite`` read-only: safe while a crawl is running (it sees one
 consistent snapshot).
 """
@@ -24,7 +24,9 @@ from pipelines.store import ItemStore, ItemStoreError
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator, Mapping
+
+    from pipelines.store import ShippedDocument
 
 
 class Command(ScrapyCommand):
@@ -87,9 +89,10 @@ class Command(ScrapyCommand):
             self._fail(str(exc))
             return
         try:
-            documents: Iterable[dict[str, Any]] = store.iter_documents(
+            merged: Iterator[ShippedDocument] = store.iter_documents(
                 complete_only=opts.complete_only, court=court
             )
+            documents: Iterable[Mapping[str, Any]] = merged
             if opts.no_hash:
                 documents = _without_hash(documents)
             if opts.out in (None, "-"):
@@ -121,13 +124,12 @@ class Command(ScrapyCommand):
         self.exitcode = 1
 
 
-def _without_hash(documents: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+def _without_hash(documents: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
     for document in documents:
-        document.pop("content_hash", None)
-        yield document
+        yield {name: value for name, value in document.items() if name != "content_hash"}
 
 
-def _write_lines(documents: Iterable[dict[str, Any]], out: TextIO) -> int:
+def _write_lines(documents: Iterable[Mapping[str, Any]], out: TextIO) -> int:
     count = 0
     for document in documents:
         out.write(canonical_json(document))
@@ -136,7 +138,7 @@ def _write_lines(documents: Iterable[dict[str, Any]], out: TextIO) -> int:
     return count
 
 
-def _write_file_atomically(documents: Iterable[dict[str, Any]], path: Path) -> int:
+def _write_file_atomically(documents: Iterable[Mapping[str, Any]], path: Path) -> int:
     """Write to a private temporary file beside ``path``, then rename it over ``path``."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
     try:

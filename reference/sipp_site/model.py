@@ -24,12 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from harvest.canonical import canonical_json
-from harvest.identity import dedupe_key, normalise_case_number, source_type
-
 from . import _vocab as V
 from .court import FIRST_DAY, TODAY, Alur, Court
 from .formats import iso, thousands
+from .keys import canonical_json, dedupe_key, normalise_case_number, source_type
 
 JSON = dict[str, Any]
 
