@@ -1,4 +1,4 @@
-"""ship.py: ship the workspace's case documents through the one idempotent door (DESIGN.md).
+"""ship.py: ship the workspace's case documents through the one idempotent door.
 
 Reads the merged case documents of ``<workspace>/items.sqlite`` (complete ones; with
 ``--include-partial`` the others too, marked ``complete: false``) and POSTs each to
@@ -6,7 +6,7 @@ Reads the merged case documents of ``<workspace>/items.sqlite`` (complete ones; 
 ``<workspace>/ship-log.jsonl``; a document is skipped on a later run only when its latest *final*
 line is ``ok`` or ``skipped-duplicate`` with the same ``content_hash``.
 
-Three layers (docs/conventions.md section 28):
+Three layers:
 
 - :func:`ship` does the work over injected collaborators (transport, ship-log writer, sleep,
   clock, random source), so the retry loop is tested deterministically without sleeping;
@@ -15,8 +15,9 @@ Three layers (docs/conventions.md section 28):
 - ``python ship.py ...`` runs :func:`main`.
 
 Files written (all ``0600``, only without ``--dry-run``): ``ship-log.jsonl`` (appended; a torn
-last line is cut away at start) and ``ship-log.lock`` (holds the pid of the running shipper;
-``flock`` keeps a second ``ship.py`` on the same workspace out). ``--out FILE`` writes the
+last line is cut away at start) and ``ship-log.lock`` (a :class:`harvest.holder_lock.HolderLock`:
+its ``flock`` keeps a second ``ship.py`` on the same workspace out, its record names the running
+shipper's pid, host and start time). ``--out FILE`` writes the
 would-be request bodies of a dry run. The token is never logged or written anywhere.
 
 Imports nothing from Scrapy. Options, exit codes and the ship-log format: docs/shipping.md.
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import enum
-import fcntl
 import hashlib
 import json
 import logging
@@ -35,11 +35,12 @@ import os
 import random
 import re
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from types import FrameType
@@ -51,7 +52,16 @@ import urllib3.exceptions
 from requests.adapters import HTTPAdapter
 
 from harvest.canonical import NotCanonicalisable, document_hash
-from harvest.workspace import ITEMS_DB, SHIP_LOG, WORKSPACE_ENV, closest_scrapy_cfg
+from harvest.clock import format_utc, utc_now
+from harvest.holder_lock import HolderLock, LockHeld
+from harvest.workspace import (
+    ITEMS_DB,
+    SHIP_LOG,
+    WORKSPACE_ENV,
+    WorkspaceError,
+    open_private,
+    resolve_workspace,
+)
 from pipelines.store import ItemStore, ItemStoreError, ShippedDocument
 
 __all__ = [
@@ -646,8 +656,7 @@ class ShipLog:
         """Open ``path`` for appending (created ``0600``; the directory fsynced on creation)."""
         existed = path.exists()
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            os.fchmod(fd, 0o600)
+            fd = open_private(path, os.O_WRONLY | os.O_APPEND)
             if not existed:
                 _fsync_dir(path.parent)
         except OSError as exc:
@@ -681,42 +690,33 @@ def _fsync_dir(directory: Path) -> None:
 
 
 class WorkspaceLock:
-    """``flock`` on ``<workspace>/ship-log.lock``: one ``ship.py`` per workspace at a time.
+    """``<workspace>/ship-log.lock``: one ``ship.py`` per workspace at a time.
 
-    The lock goes away with the process (even on ``kill -9``): there is no stale lock to clean.
-    The file holds the holder's pid, for the refusal message only.
+    A :class:`~harvest.holder_lock.HolderLock`: it goes away with the process (even on
+    ``kill -9``), and its record (pid, host, start time) names the holder in the refusal.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd: int | None = None
+        self._lock = HolderLock(path)
 
     def acquire(self) -> None:
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            self._lock.acquire(
+                {"pid": os.getpid(), "host": socket.gethostname(), "started_at": utc_now()}
+            )
+        except LockHeld as exc:
+            raise WorkspaceLocked(
+                f"another ship.py (pid {exc.holder.get('pid', 'unknown')}) is shipping this "
+                f"workspace ({self.path.parent}); wait for it to finish or stop it, then run again"
+            ) from None
         except OSError as exc:
             raise ShipLogError(
                 f"cannot open lock file {str(self.path)!r}: {exc.strerror}"
             ) from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
-            os.close(fd)
-            raise WorkspaceLocked(
-                f"another ship.py (pid {holder}) is shipping this workspace "
-                f"({self.path.parent}); wait for it to finish or stop it, then run again"
-            ) from exc
-        os.fchmod(fd, 0o600)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd = fd
 
     def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        self._lock.release()
 
 
 # -- documents ----------------------------------------------------------------------------------
@@ -898,12 +898,6 @@ def parse_retry_after(value: str | None, *, now: float) -> float | None:
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
-def _iso(ts: float) -> str:
-    return (
-        datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    )
-
-
 def _clip(text: str | None, secret: str | None) -> str | None:
     if text is None:
         return None
@@ -963,7 +957,7 @@ class _Shipper:
             "key": key,
             "content_hash": content_hash,
             "outcome": outcome.value,
-            "time": _iso(self.now()),
+            "time": format_utc(self.now()),
             "attempt": attempt,
             "endpoint": endpoint,
             "status": status,
@@ -1388,22 +1382,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def resolve_workspace(option: str | None, env: Mapping[str, str], cwd: Path) -> Path:
-    """``--workspace`` (relative to the current directory), else ``$HARVEST_WORKSPACE``
-    (relative to scrapy.cfg's directory, as the crawl reads it), else ``./workspace`` beside
-    scrapy.cfg."""
-    if option:
-        return (cwd / Path(option).expanduser()).resolve()
-    raw = env.get(WORKSPACE_ENV, "")
-    if raw and Path(raw).expanduser().is_absolute():
-        return Path(raw).expanduser()
-    cfg = closest_scrapy_cfg(cwd)
-    if cfg is None:
-        raise ConfigError(
-            f"no workspace: give --workspace DIR or an absolute {WORKSPACE_ENV} (there is no "
-            f"scrapy.cfg above {cwd} to find ./workspace beside)"
-        )
-    return cfg.parent / (raw or "workspace")
+def workspace_of(option: str | None, env: Mapping[str, str], cwd: Path) -> Path:
+    """The workspace: ``--workspace`` (a command-line path: relative to the current directory),
+    else ``$HARVEST_WORKSPACE`` read as the crawl reads it
+    (:func:`harvest.workspace.resolve_workspace`)."""
+    value = (cwd / Path(option).expanduser()).resolve() if option else env.get(WORKSPACE_ENV)
+    try:
+        return resolve_workspace(value, start=cwd)
+    except WorkspaceError as exc:
+        raise ConfigError(f"{exc}; or give ship.py --workspace DIR") from exc
 
 
 def _open_documents(
@@ -1501,7 +1488,7 @@ def _run(args: argparse.Namespace, env: Mapping[str, str], progress_ref: list[Pr
         retry_after_cap=args.retry_after_cap,
         breaker=args.breaker,
     )
-    workspace = resolve_workspace(args.workspace, env, Path.cwd())
+    workspace = workspace_of(args.workspace, env, Path.cwd())
     log_path = workspace / SHIP_LOG
     if args.dry_run:
         return _dry_run(args, env, workspace, log_path)
@@ -1615,7 +1602,7 @@ def _dry_run(
             out, report = sys.stdout.buffer, sys.stderr
         elif args.out:
             try:
-                fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+                fd = open_private(Path(args.out), os.O_WRONLY | os.O_TRUNC)
             except OSError as exc:
                 raise ConfigError(f"cannot write --out {args.out!r}: {exc.strerror}") from exc
             out = os.fdopen(fd, "wb")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.misc import load_object
 
+from harvest.settings_error import SettingsError
 from harvest.workspace import STATE_DB, WORKSPACE_ENV, ensure_workspace, resolve_workspace
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
     from .store import RequestStore
 
-__all__ = ["DEFAULT_STORE", "ConfigError", "SchedulerConfig"]
+__all__ = ["DEFAULT_STORE", "SchedulerConfig"]
 
 DEFAULT_STORE = "extensions.sqlite_store.SqliteRequestStore"
 DEFAULT_BUSY_TIMEOUT = 30.0
@@ -39,10 +40,6 @@ DEFAULT_URL_LOG = True
 DEFAULT_COMMIT = "turn"
 _SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA")
 _COMMIT = ("turn", "each")
-
-
-class ConfigError(ValueError):
-    """A ``HARVEST_STATE_*`` setting has a value that cannot work; the message names it."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,24 +53,24 @@ class SchedulerConfig:
 
     def __post_init__(self) -> None:
         if self.commit not in _COMMIT:
-            raise ConfigError(
+            raise SettingsError(
                 f"HARVEST_STATE_COMMIT must be one of {', '.join(_COMMIT)}, got "
                 f"{self.commit!r} (default {DEFAULT_COMMIT})"
             )
         if not self.busy_timeout > 0:
-            raise ConfigError(
+            raise SettingsError(
                 f"HARVEST_STATE_BUSY_TIMEOUT must be a positive number of seconds, got "
                 f"{self.busy_timeout!r} (default {DEFAULT_BUSY_TIMEOUT})"
             )
         if self.synchronous not in _SYNCHRONOUS:
-            raise ConfigError(
+            raise SettingsError(
                 f"HARVEST_STATE_SYNCHRONOUS must be one of {', '.join(_SYNCHRONOUS)}, got "
                 f"{self.synchronous!r} (default {DEFAULT_SYNCHRONOUS})"
             )
         try:
             load_object(self.store)
         except (ImportError, NameError, ValueError, AttributeError) as exc:
-            raise ConfigError(
+            raise SettingsError(
                 f"HARVEST_STATE_STORE {self.store!r} cannot be imported ({exc}); give the "
                 f"import path of a RequestStore class, default {DEFAULT_STORE}"
             ) from exc
@@ -83,7 +80,7 @@ class SchedulerConfig:
         try:
             busy = settings.getfloat("HARVEST_STATE_BUSY_TIMEOUT", DEFAULT_BUSY_TIMEOUT)
         except ValueError as exc:
-            raise ConfigError(
+            raise SettingsError(
                 "HARVEST_STATE_BUSY_TIMEOUT must be a number of seconds, got "
                 f"{settings.get('HARVEST_STATE_BUSY_TIMEOUT')!r}"
             ) from exc

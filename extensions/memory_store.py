@@ -13,7 +13,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .sqlite_store import utc_now
+from harvest.clock import utc_now
+
 from .store import (
     Claimed,
     CrawlLocked,

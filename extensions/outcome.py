@@ -30,8 +30,10 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
 
+from harvest.meta import META_RID
+
 from .reasons import reason_for_exception, reason_for_status
-from .scheduler import META_RID, HarvestScheduler
+from .scheduler import HarvestScheduler
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable

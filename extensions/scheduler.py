@@ -40,10 +40,12 @@ from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
 
+from harvest.clock import utc_now
+from harvest.meta import META_GROUP, META_KEY, META_PARENT, META_RID
+
 from .config import SchedulerConfig
 from .reasons import reason_for_exception, scrub, strip_userinfo
 from .serialization import UnserializableRequest, dumps_request, loads_request
-from .sqlite_store import utc_now
 from .store import NewRequest, RequestStore, RunInfo, StateError, Status, kind_and_court
 
 if TYPE_CHECKING:
@@ -54,16 +56,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-__all__ = ["META_GROUP", "META_KEY", "META_PARENT", "META_RID", "HarvestScheduler", "court_of"]
+__all__ = ["HarvestScheduler", "court_of"]
 
 logger = logging.getLogger(__name__)
-
-META_KEY = "harvest_key"
-META_GROUP = "harvest_group"
-#: Row id of a dispatched request (survives ``copy()``/``replace()``: retries and redirects).
-META_RID = "harvest_rid"
-#: Row id of the request whose callback yielded this one (consumed by ``enqueue_request``).
-META_PARENT = "harvest_parent"
 
 STAT = "harvest/scheduler/"
 #: Requests kept in memory between enqueue and dispatch (bounded: memory stays flat).

@@ -18,17 +18,15 @@ The database holds pickled requests: treat the workspace like code (it is ``0700
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import json
-import os
 import re
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harvest.workspace import secure_sqlite_files
+from harvest.clock import utc_now
+from harvest.holder_lock import HolderLock, LockHeld
+from harvest.workspace import private_file, secure_sqlite_files
 
 from .store import (
     Claimed,
@@ -45,7 +43,7 @@ from .store import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "SqliteRequestStore", "utc_now"]
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "SqliteRequestStore"]
 
 SCHEMA_VERSION = 1
 #: SQLite page cache per connection (KiB): keeps the indexes of a million rows hot, bounded.
@@ -163,12 +161,6 @@ CREATE TABLE IF NOT EXISTS runs (
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def utc_now() -> str:
-    """UTC time as sortable ISO-8601 text with milliseconds: ``2026-11-30T01:02:03.456Z``."""
-    t = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
-
-
 class _Checkpointer:
     """Checkpoints the WAL every second from a thread of its own, off the crawl's event loop.
 
@@ -217,7 +209,7 @@ class SqliteRequestStore:
         self._dir = path.parent
         self._readonly = readonly
         self._defer_commit = defer_commit
-        self._lock_fd: int | None = None
+        self._lock: HolderLock | None = None
         self._checkpointer: _Checkpointer | None = None
 
     # --- opening --------------------------------------------------------------------------------
@@ -258,10 +250,8 @@ class SqliteRequestStore:
                     check_same_thread=False,
                 )
             else:
-                fresh = not path.exists()
-                if fresh:
-                    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-                    os.close(fd)
+                if not path.exists():
+                    private_file(path)
                 conn = sqlite3.connect(
                     path, isolation_level=None, timeout=busy_timeout, check_same_thread=False
                 )
@@ -356,42 +346,17 @@ class SqliteRequestStore:
         return self._dir / f"crawl-{_SAFE_NAME.sub('_', court)}.lock"
 
     def acquire_crawl_lock(self, run: RunInfo) -> None:
-        path = self._lock_path(run.court)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        lock = HolderLock(self._lock_path(run.court))
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            try:
-                holder = json.loads(os.pread(fd, 65536, 0) or b"{}")
-            except ValueError:
-                holder = {}
-            os.close(fd)
-            raise CrawlLocked(run.court, holder, str(path)) from None
-        os.chmod(path, 0o600)
-        self._lock_fd = fd
-        self._write_holder(run, None)
-
-    def _write_holder(self, run: RunInfo, run_id: int | None) -> None:
-        if self._lock_fd is None:
-            return
-        data = json.dumps(
-            {
-                "pid": run.pid,
-                "host": run.host,
-                "started_at": run.started_at,
-                "job": run.job,
-                "run_id": run_id,
-                "court": run.court,
-            }
-        ).encode()
-        os.ftruncate(self._lock_fd, 0)
-        os.pwrite(self._lock_fd, data, 0)
+            lock.acquire(_holder(run, None))
+        except LockHeld as exc:
+            raise CrawlLocked(run.court, exc.holder, str(exc.path)) from None
+        self._lock = lock
 
     def release_crawl_lock(self) -> None:
-        if self._lock_fd is not None:
-            fd, self._lock_fd = self._lock_fd, None
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+        if self._lock is not None:
+            lock, self._lock = self._lock, None
+            lock.release()
 
     def start_run(self, run: RunInfo) -> tuple[int, list[int]]:
         at = utc_now()
@@ -423,7 +388,8 @@ class SqliteRequestStore:
                 "run_start",
                 f"court {run.court} pid {run.pid} host {run.host} job {run.job or '-'}",
             )
-        self._write_holder(run, run_id)
+        if self._lock is not None:
+            self._lock.update(_holder(run, run_id))
         return run_id, dead
 
     def end_run(self, run_id: int, reason: str) -> None:
@@ -667,3 +633,15 @@ class SqliteRequestStore:
         finally:
             conn.execute("COMMIT")
         return StatusReport(counts=counts, oldest_pending=oldest, latest_errors=errors, runs=runs)
+
+
+def _holder(run: RunInfo, run_id: int | None) -> dict[str, Any]:
+    """The crawl lock's holder record: what a refused second crawl names."""
+    return {
+        "pid": run.pid,
+        "host": run.host,
+        "started_at": run.started_at,
+        "job": run.job,
+        "run_id": run_id,
+        "court": run.court,
+    }

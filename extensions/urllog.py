@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import NotConfigured
 
+from harvest.meta import META_RID, META_SENT_AT
+
 from .config import SchedulerConfig
 from .outcome import _require_harvest_scheduler, harvest_scheduler
 from .reasons import strip_userinfo
-from .scheduler import META_RID
 from .store import Exchange
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["UrlLogMiddleware"]
 
 logger = logging.getLogger(__name__)
-
-_META_T0 = "_harvest_sent_at"
 
 
 class UrlLogMiddleware:
@@ -49,7 +48,7 @@ class UrlLogMiddleware:
         return cls(crawler)
 
     def process_request(self, request: Request) -> None:
-        request.meta[_META_T0] = time.monotonic()
+        request.meta[META_SENT_AT] = time.monotonic()
 
     def process_response(self, request: Request, response: Response) -> Response:
         self._log(request, response.url, response.status, "response", len(response.body))
@@ -61,7 +60,7 @@ class UrlLogMiddleware:
     def _log(
         self, request: Request, final_url: str, status: int | None, outcome: str, size: int
     ) -> None:
-        sent = request.meta.pop(_META_T0, None)
+        sent = request.meta.pop(META_SENT_AT, None)
         if sent is None:  # no exchange happened (answered or refused before the downloader)
             return
         scheduler = harvest_scheduler(self.crawler)

@@ -59,6 +59,8 @@ from scrapy.http import TextResponse
 from scrapy.utils.httpobj import urlparse_cached
 
 from harvest.errors import PageError
+from harvest.meta import META_BROWSER_PASS, META_FAIL, META_GENERATION, META_RESENDS
+from harvest.settings_error import SettingsError
 from harvest.sipp import page_error
 from harvest.sipp.error_pages import JS_CHALLENGE
 
@@ -74,7 +76,6 @@ __all__ = [
     "MODE_OFF",
     "OFF_REASON",
     "BrowserConfig",
-    "BrowserSettingsError",
     "ChallengeNotPassed",
     "ClearanceMiddleware",
     "is_challenge",
@@ -120,20 +121,7 @@ CLOSE_TIMEOUT = 30.0
 #: operators grep for it).
 OFF_REASON = "court behind a JavaScript challenge: run with -s SIPP_BROWSER=challenge"
 
-#: Request meta: this request is the browser pass itself (fetched by scrapy-playwright).
-META_BROWSER_PASS = "sipp_browser_pass"
-#: Request meta: the clearance generation of its host when the request was sent.
-META_GENERATION = "sipp_clearance_generation"
-#: Request meta: how many times the request was re-sent after a challenge.
-META_RESENDS = "sipp_clearance_resends"
-#: Request meta: ``(process token, reason)``: fail this request before sending it.
-META_FAIL = "sipp_clearance_failure"
-
 STAT = "harvest/browser/"
-
-
-class BrowserSettingsError(ValueError):
-    """A ``SIPP_BROWSER*`` setting has a value that cannot work."""
 
 
 class ChallengeNotPassed(PageError):
@@ -160,7 +148,7 @@ class BrowserConfig:
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> BrowserConfig:
-        """Parse and check the settings; raises :class:`BrowserSettingsError` naming the setting.
+        """Parse and check the settings; raises :class:`SettingsError` naming the setting.
 
         With the browser on, the Chromium executable must exist (unless scrapy-playwright is told
         to connect to a remote browser with ``PLAYWRIGHT_CDP_URL``/``PLAYWRIGHT_CONNECT_URL``).
@@ -168,19 +156,19 @@ class BrowserConfig:
         raw_mode = settings.get("SIPP_BROWSER", DEFAULT_MODE)
         mode = str(raw_mode if raw_mode is not None else DEFAULT_MODE).strip().lower()
         if mode not in MODES:
-            raise BrowserSettingsError(
+            raise SettingsError(
                 f"SIPP_BROWSER must be one of {', '.join(repr(m) for m in MODES)}, not "
                 f"{raw_mode!r}: 'challenge' passes JavaScript challenges with a browser"
             )
         try:
             timeout = settings.getfloat("SIPP_BROWSER_TIMEOUT", DEFAULT_TIMEOUT)
         except ValueError as exc:
-            raise BrowserSettingsError(
+            raise SettingsError(
                 f"SIPP_BROWSER_TIMEOUT must be a number of seconds, not "
                 f"{settings.get('SIPP_BROWSER_TIMEOUT')!r}"
             ) from exc
         if not timeout > 0:
-            raise BrowserSettingsError(
+            raise SettingsError(
                 f"SIPP_BROWSER_TIMEOUT must be more than 0 seconds (got {timeout:g}); "
                 f"default {DEFAULT_TIMEOUT:g}"
             )
@@ -191,7 +179,7 @@ class BrowserConfig:
             if n.strip()
         )
         if not names:
-            raise BrowserSettingsError(
+            raise SettingsError(
                 "SIPP_BROWSER_COOKIES names no cookie: give the clearance cookie name(s) the "
                 f"challenge sets, default {','.join(DEFAULT_COOKIES)}"
             )
@@ -204,7 +192,7 @@ class BrowserConfig:
         remote = settings.get("PLAYWRIGHT_CDP_URL") or settings.get("PLAYWRIGHT_CONNECT_URL")
         path = str(launch.get("executable_path") or "")
         if mode == MODE_CHALLENGE and not remote and not os.access(path, os.X_OK):
-            raise BrowserSettingsError(
+            raise SettingsError(
                 f"SIPP_BROWSER=challenge needs Chromium, but {path!r} is not an executable file: "
                 "install it (apt-get install chromium) or set SIPP_BROWSER_EXECUTABLE to its path"
             )
@@ -510,7 +498,7 @@ def _start_browser(crawler: Crawler, config: BrowserConfig) -> Any:
     try:
         from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
     except ImportError as exc:
-        raise BrowserSettingsError(
+        raise SettingsError(
             "SIPP_BROWSER=challenge needs scrapy-playwright, which is not importable "
             f"({exc}): run scripts/bootstrap (it is a dependency in pyproject.toml)"
         ) from exc

@@ -2,7 +2,9 @@
 
 The spider writes the identity and routing keys; the scheduler, the outcome and URL-log
 middlewares, the session and validation middlewares and the clearance middleware read them and
-add their own. A key is always spelt through these constants, never as a string literal.
+add their own. A key that crosses a module boundary is spelt through these constants, never as a
+string literal; only the spider's own callback state (``sipp_page``, ``sipp_row`` ...), written
+and read by the spider alone, stays private to it.
 
 Imports nothing (a base module: see ``[tool.importlinter]`` in pyproject.toml).
 """

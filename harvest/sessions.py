@@ -2,7 +2,7 @@
 
 SIPP serves details and tabs through a one-shot value in the server-side PHP session, and tab
 fragments only carry party labels when that session has rendered a full page before
-(docs/sipp-site.md §5.1). Every request of a case uses ``meta["cookiejar"] = <case group>``.
+(docs/sipp.md, Sessions). Every request of a case uses ``meta["cookiejar"] = <case group>``.
 
 This middleware replaces Scrapy's ``CookiesMiddleware`` with two changes:
 
@@ -27,6 +27,15 @@ from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
 from scrapy.exceptions import NotConfigured
 from scrapy.http.cookies import CookieJar
 
+from harvest.meta import (
+    META_COOKIEJAR,
+    META_FORCE_WARM,
+    META_FULL_PAGE,
+    META_IS_WARMUP,
+    META_NEEDS_WARM,
+    META_WARMUP_URL,
+)
+
 if TYPE_CHECKING:
     from typing import Self
 
@@ -37,13 +46,6 @@ logger = logging.getLogger(__name__)
 
 #: Default of ``SIPP_SESSION_MAX_JARS``: cookie jars kept at once (least recently used dropped).
 DEFAULT_MAX_JARS = 256
-
-META_NEEDS_WARM = "sipp_needs_warm_session"
-META_WARMUP_URL = "sipp_warmup_url"
-META_FULL_PAGE = "sipp_full_page"
-META_IS_WARMUP = "sipp_warmup"
-#: Set on a retry whose session proved cold or clobbered: warm it again before sending.
-META_FORCE_WARM = "sipp_force_warm"
 
 
 class BoundedJars(OrderedDict[Any, CookieJar]):
@@ -111,7 +113,7 @@ class SippSessionMiddleware(CookiesMiddleware):
         self._jars.forget(jar_key)
 
     async def process_request(self, request: Request) -> None:  # type: ignore[override]
-        jar_key = request.meta.get("cookiejar")
+        jar_key = request.meta.get(META_COOKIEJAR)
         if request.meta.pop(META_FORCE_WARM, False):
             self.forget(jar_key)
         if request.meta.get(META_NEEDS_WARM) and not self.is_warm(jar_key):
@@ -124,7 +126,7 @@ class SippSessionMiddleware(CookiesMiddleware):
             return
         warmup = Request(
             url,
-            meta={"cookiejar": jar_key, META_IS_WARMUP: True, META_FULL_PAGE: True},
+            meta={META_COOKIEJAR: jar_key, META_IS_WARMUP: True, META_FULL_PAGE: True},
             dont_filter=True,
             priority=request.priority,
         )
@@ -143,5 +145,5 @@ class SippSessionMiddleware(CookiesMiddleware):
     ) -> Request | Response:
         result = super().process_response(request, response)
         if request.meta.get(META_FULL_PAGE) and response.status == 200:
-            self._jars.mark_warm(request.meta.get("cookiejar"))
+            self._jars.mark_warm(request.meta.get(META_COOKIEJAR))
         return result

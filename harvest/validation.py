@@ -23,7 +23,15 @@ from scrapy.downloadermiddlewares.retry import get_retry_request
 from scrapy.http import TextResponse
 
 from harvest.errors import ErrorPageServed, PageError, WrongCase
-from harvest.sessions import META_FORCE_WARM, META_IS_WARMUP
+from harvest.meta import (
+    META_CASE,
+    META_EXPECT,
+    META_FORCE_WARM,
+    META_IS_WARMUP,
+    META_LABELS_MISSING,
+    META_PAGE_ERROR,
+    META_PAGE_ERROR_KIND,
+)
 from harvest.sipp import page_error
 
 if TYPE_CHECKING:
@@ -35,16 +43,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Request meta: what the page must be ("list", "detail" or "tab").
-META_EXPECT = "sipp_expect"
-#: Request meta: the normalised case number a detail page must show.
-META_CASE = "sipp_case"
-#: Request/response meta set when retries are spent: the reason the page is bad.
-META_PAGE_ERROR = "harvest_page_error"
-META_PAGE_ERROR_KIND = "harvest_page_error_kind"
-
-#: Request meta: the case's detail page shows "Error, Pihak Not Found!!!" as party labels.
-META_LABELS_MISSING = "sipp_party_labels_missing"
 #: Reasons meaning another page than the one asked for was served (the session's fault).
 _WRONG_CASE_REASONS = ("list page instead of", "wrong case", "full page instead of")
 #: Reasons caused by the session (retry in a freshly warmed session).

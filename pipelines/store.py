@@ -1,7 +1,7 @@
 """The workspace item store (``<workspace>/items.sqlite``): case parts and merged documents.
 
 Owns the SQLite file, the upsert of one part on ``(dedupe_key, part)``, completeness of a case and
-the merged case document of DESIGN.md (Items). Imports nothing from Scrapy: ``ship.py`` and
+the merged case document (docs/contracts.md, Items). Imports nothing from Scrapy: ``ship.py`` and
 ``scrapy export`` read documents through :class:`ItemStore` too.
 
 Files written (an implementation detail; only this module reads them):
@@ -26,18 +26,17 @@ import enum
 import hashlib
 import itertools
 import json
-import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, TypedDict
 from urllib.parse import quote
 
 from harvest.canonical import NotCanonicalisable, canonical_json, document_hash
+from harvest.clock import utc_now
 from harvest.identity import (
     IdentityError,
     normalise_case_number,
@@ -45,7 +44,7 @@ from harvest.identity import (
     validate_court_id,
 )
 from harvest.items import CASE_PART, TAB_PART_PREFIX
-from harvest.workspace import secure_sqlite_files
+from harvest.workspace import private_file, secure_sqlite_files
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -140,7 +139,7 @@ class ValidPart:
 
 @dataclass(frozen=True)
 class PartRecord:
-    """One stored part as :meth:`ItemStore.get_part` returns it (timestamps are UTC ISO 8601)."""
+    """One stored part as :meth:`ItemStore.get_part` returns it (times: :mod:`harvest.clock`)."""
 
     dedupe_key: str
     part: str
@@ -319,10 +318,6 @@ def missing_tab_slugs(case: Any, tabs: dict[str, Any]) -> list[str]:
     ]
 
 
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
 class ItemStore:
     """``items.sqlite``: upsert parts, read merged case documents. One instance per process.
 
@@ -368,8 +363,7 @@ class ItemStore:
     @staticmethod
     def _create_private(path: Path) -> None:
         try:
-            fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-            os.close(fd)
+            private_file(path)
             secure_sqlite_files(path)
         except OSError as exc:
             raise ItemStoreError(
@@ -489,7 +483,7 @@ class ItemStore:
         if self.readonly:
             raise ItemStoreError(f"item store {str(self.path)!r} was opened read-only")
         valid = validate_part(court=court, case_number=case_number, part=part, data=data)
-        now = _utc_now()
+        now = utc_now()
         conn = self._conn
         with self._write():
             try:

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from extensions.config import ConfigError, SchedulerConfig
+from extensions.config import SchedulerConfig
 from extensions.store import KINDS, ErrorFilter, StateError
+from harvest.clock import format_utc
+from harvest.settings_error import SettingsError
 from harvest.workspace import WorkspaceError
 
 if TYPE_CHECKING:
@@ -39,9 +41,8 @@ def parse_duration(text: str) -> dt.timedelta:
 
 
 def cutoff(age: dt.timedelta, now: dt.datetime | None = None) -> str:
-    """The ISO timestamp (as stored in the state) ``age`` before ``now``."""
-    t = (now or dt.datetime.now(dt.UTC)) - age
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+    """The time ``age`` before ``now``, as the state stores times (:mod:`harvest.clock`)."""
+    return format_utc((now or dt.datetime.now(dt.UTC)) - age)
 
 
 class Command(ScrapyCommand):
@@ -97,7 +98,7 @@ class Command(ScrapyCommand):
         try:
             config = SchedulerConfig.from_settings(self.settings)
             store = config.open_store(readonly=opts.dry_run)
-        except (WorkspaceError, StateError, ConfigError) as exc:
+        except (WorkspaceError, StateError, SettingsError) as exc:
             sys.stderr.write(f"scrapy requeue: {exc}\n")
             self.exitcode = 1
             return

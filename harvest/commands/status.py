@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from extensions.config import ConfigError, SchedulerConfig
+from extensions.config import SchedulerConfig
 from extensions.store import StateError, Status, StatusReport
+from harvest.settings_error import SettingsError
 from harvest.workspace import WorkspaceError
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class Command(ScrapyCommand):
             raise UsageError(f"--limit must be 0 or more, got {opts.limit}", print_help=False)
         try:
             store = SchedulerConfig.from_settings(self.settings).open_store(readonly=True)
-        except (WorkspaceError, StateError, ConfigError) as exc:
+        except (WorkspaceError, StateError, SettingsError) as exc:
             sys.stderr.write(f"scrapy status: {exc}\n")
             self.exitcode = 1
             return

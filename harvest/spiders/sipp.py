@@ -2,13 +2,12 @@
 
 Parsing lives in :mod:`harvest.sipp` (pure functions), page validation in
 :mod:`harvest.validation`, sessions in :mod:`harvest.sessions`, request state in
-:mod:`extensions`. Every request carries the logical key and group of DESIGN.md.
+:mod:`extensions`. Every request carries the logical key and group of docs/contracts.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -18,17 +17,23 @@ from scrapy.exceptions import CloseSpider
 from scrapy.http import Response
 
 from harvest import identity
+from harvest.clock import utc_now
 from harvest.items import CASE_PART, CasePart, tab_part
-from harvest.sessions import META_FULL_PAGE, META_NEEDS_WARM, META_WARMUP_URL
+from harvest.meta import (
+    META_CASE,
+    META_COOKIEJAR,
+    META_EXPECT,
+    META_FULL_PAGE,
+    META_GROUP,
+    META_KEY,
+    META_LABELS_MISSING,
+    META_NEEDS_WARM,
+    META_WARMUP_URL,
+)
 from harvest.sipp import ListRow, parse_detail_page, parse_list_page, parse_tab
 from harvest.sipp import case_part_data as build_case_part_data
 from harvest.spider_args import ALL_CASES, SippArgs
-from harvest.validation import (
-    META_CASE,
-    META_EXPECT,
-    META_LABELS_MISSING,
-    raise_for_page_error,
-)
+from harvest.validation import raise_for_page_error
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +144,7 @@ class SippSpider(Spider):
             part=CASE_PART,
             data=build_case_part_data(self.court_id, row, detail),
             url=response.url,
-            fetched_at=_now(),
+            fetched_at=utc_now(),
         )
         for tab in detail.tabs:
             if tab.available and self.args.wants_tab(tab.slug):
@@ -156,15 +161,15 @@ class SippSpider(Spider):
             part=tab_part(slug),
             data=parse_tab(slug, response.text),
             url=response.url,
-            fetched_at=_now(),
+            fetched_at=utc_now(),
         )
 
     # --- requests -----------------------------------------------------------------------------
 
     def _list_meta(self, page: int) -> dict[str, Any]:
         return {
-            "harvest_key": identity.list_key(self.court_id, self.args.listing, page),
-            "cookiejar": f"{self.court_id}|list",
+            META_KEY: identity.list_key(self.court_id, self.args.listing, page),
+            META_COOKIEJAR: f"{self.court_id}|list",
             META_EXPECT: "list",
             META_FULL_PAGE: True,
             "sipp_page": page,
@@ -186,9 +191,9 @@ class SippSpider(Spider):
             # show_* redirects to one fixed URL for every case: never filter by URL.
             dont_filter=True,
             meta={
-                "harvest_key": identity.case_key(self.court_id, number),
-                "harvest_group": group,
-                "cookiejar": group,
+                META_KEY: identity.case_key(self.court_id, number),
+                META_GROUP: group,
+                META_COOKIEJAR: group,
                 META_EXPECT: "detail",
                 META_CASE: number,
                 META_FULL_PAGE: True,
@@ -208,9 +213,9 @@ class SippSpider(Spider):
             priority=PRIORITY_TAB,
             dont_filter=True,
             meta={
-                "harvest_key": identity.tab_key(self.court_id, number, slug),
-                "harvest_group": group,
-                "cookiejar": group,
+                META_KEY: identity.tab_key(self.court_id, number, slug),
+                META_GROUP: group,
+                META_COOKIEJAR: group,
                 META_EXPECT: "tab",
                 META_NEEDS_WARM: True,
                 META_WARMUP_URL: self.base_url,
@@ -219,7 +224,3 @@ class SippSpider(Spider):
                 "sipp_tab": slug,
             },
         )
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -1,6 +1,9 @@
 """``python -m reference.sipp_site``: serve the replica, or write its ground truth.
 
-Options are documented in docs/replica.md.
+Options are documented in docs/replica.md. Once bound it prints
+``listening on http://HOST:PORT/`` (``--port 0``: the port the system gave it). ``SIGUSR1``
+switches every fault off while it keeps serving (same data, address and tokens: the court is
+healthy again) and answers with the line ``faults off``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 
 from .challenge import Challenge
 from .court import make_court
-from .faults import KINDS, FaultConfig, FaultConfigError, FaultPicker
+from .faults import FAULTS_OFF_LINE, KINDS, FaultConfig, FaultConfigError, FaultPicker
 from .model import CourtData, ModelError, write_truth_file
 from .server import Replica, ServerOptions, serve
 from .site import Site
@@ -26,7 +29,10 @@ from .tokens import TokenCodec
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m reference.sipp_site",
-        description="A local SIPP court site (replica) with seeded data, faults and a JS gate.",
+        description=(
+            "A local SIPP court site (replica) with seeded data, faults and a JS gate. "
+            "SIGUSR1 switches the faults off (it prints 'faults off')."
+        ),
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument(
@@ -124,12 +130,20 @@ def main(argv: list[str] | None = None) -> int:
     return _run(replica, args.host, args.port)
 
 
+def _faults_off(replica: Replica) -> None:
+    """SIGUSR1: the court is healthy again. Same data, same address, same tokens; no faults."""
+    replica.faults = FaultPicker(FaultConfig())
+    print(FAULTS_OFF_LINE, flush=True)
+
+
 def _run(replica: Replica, host: str, port: int) -> int:
     loop = asyncio.new_event_loop()
     task = loop.create_task(serve(replica, host, port))
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, task.cancel)
+    with contextlib.suppress(NotImplementedError):
+        loop.add_signal_handler(signal.SIGUSR1, _faults_off, replica)
     try:
         loop.run_until_complete(task)
     except asyncio.CancelledError:

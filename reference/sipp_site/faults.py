@@ -22,6 +22,8 @@ KINDS = (
     "ci_error",  # 200 with CodeIgniter "An Error Was Encountered" (app ran)
     "php_error",  # 200 with a "A PHP Error was encountered" notice before a valid page (app ran)
 )
+#: What the replica prints once SIGUSR1 has switched every fault off.
+FAULTS_OFF_LINE = "faults off"
 #: Kinds after which the app has run (a one-shot session value has been consumed).
 APP_RAN = frozenset({"500", "truncate", "db_error", "ci_error", "php_error", "slow"})
 

@@ -1,9 +1,10 @@
 """Run the replica in a subprocess for tests, benchmarks and demos.
 
 ``with running_replica(cases=200) as rep: requests.get(rep.url)`` starts
-``python -m reference.sipp_site`` on 127.0.0.1 port 0, waits until it answers and stops it
-(SIGTERM, then kill) on exit. To switch faults off without changing data, stop it and start
-again with the same ``cases``/``seed`` and ``faults=0``: tokens stay valid across restarts.
+``python -m reference.sipp_site`` on 127.0.0.1 port 0 (the replica binds it and prints the port
+it got), waits until it answers and stops it (SIGTERM, then kill) on exit. Fault draws are seeded
+(``fault_seed``, default the data ``seed``). :meth:`Replica.faults_off` switches every fault off
+while it keeps serving: same data, same address, the tokens it printed stay valid.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -20,18 +22,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .faults import FAULTS_OFF_LINE
+
 _LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/)")
 STARTUP_TIMEOUT = 60.0
-
-#: Scrapy settings for crawling the replica (``-s NAME=VALUE``): it is ours, so no politeness
-#: delay and no AutoThrottle, 16 requests in flight; real courts keep the project's defaults.
-UNTHROTTLED_SETTINGS = {
-    "DOWNLOAD_DELAY": "0",
-    "AUTOTHROTTLE_ENABLED": "False",
-    "CONCURRENT_REQUESTS": "16",
-    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
-    "TELNETCONSOLE_ENABLED": "False",
-}
 
 
 class ReplicaStartError(RuntimeError):
@@ -77,6 +71,20 @@ class Replica:
         """How many cases ``--live`` has registered so far (from the replica's output)."""
         return sum(1 for line in list(self.output) if line.startswith("registered case "))
 
+    def faults_off(self, timeout: float = STARTUP_TIMEOUT) -> None:
+        """Switch every fault off (SIGUSR1) and return once the replica says they are off."""
+        before = self.output.count(FAULTS_OFF_LINE)
+        self.process.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + timeout
+        while self.output.count(FAULTS_OFF_LINE) == before:
+            if self.process.poll() is not None:
+                raise ReplicaStartError(
+                    f"the replica exited with status {self.process.returncode}"
+                )
+            if time.monotonic() > deadline:
+                raise ReplicaStartError(f"the replica did not switch its faults off in {timeout}s")
+            time.sleep(0.02)
+
 
 def _repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
@@ -87,6 +95,7 @@ def replica_command(
     cases: int,
     seed: int = 1,
     faults: float = 0.0,
+    fault_seed: int | None = None,
     challenge: bool = False,
     live: bool = False,
     variant: str = "pn",
@@ -94,7 +103,9 @@ def replica_command(
     port: int = 0,
     extra_args: Sequence[str] = (),
 ) -> list[str]:
+    """The replica's options; ``extra_args`` come last, so they win over these."""
     args = ["--port", str(port), "--cases", str(cases), "--seed", str(seed), "--variant", variant]
+    args += ["--fault-seed", str(seed if fault_seed is None else fault_seed)]
     if court_id:
         args += ["--court-id", court_id]
     if faults:
@@ -112,6 +123,7 @@ def running_replica(
     cases: int,
     seed: int = 1,
     faults: float = 0.0,
+    fault_seed: int | None = None,
     challenge: bool = False,
     live: bool = False,
     variant: str = "pn",
@@ -121,8 +133,8 @@ def running_replica(
 ) -> Iterator[Replica]:
     """Start the replica in a subprocess, yield it once it answers, stop it on exit."""
     args = replica_command(
-        cases=cases, seed=seed, faults=faults, challenge=challenge, live=live,
-        variant=variant, court_id=court_id, port=port, extra_args=extra_args,
+        cases=cases, seed=seed, faults=faults, fault_seed=fault_seed, challenge=challenge,
+        live=live, variant=variant, court_id=court_id, port=port, extra_args=extra_args,
     )  # fmt: skip
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(

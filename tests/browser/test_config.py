@@ -13,8 +13,8 @@ from harvest.clearance import (
     DEFAULT_LAUNCH_ARGS,
     DEFAULT_TIMEOUT,
     BrowserConfig,
-    BrowserSettingsError,
 )
+from harvest.settings_error import SettingsError
 
 pytestmark = pytest.mark.browser
 
@@ -71,9 +71,7 @@ def test_config_is_frozen() -> None:
 
 @pytest.mark.parametrize("bad", ["on", "true", "always", ""])
 def test_unknown_mode_names_the_setting_and_choices(bad: str) -> None:
-    with pytest.raises(
-        BrowserSettingsError, match=r"SIPP_BROWSER must be one of 'off', 'challenge'"
-    ):
+    with pytest.raises(SettingsError, match=r"SIPP_BROWSER must be one of 'off', 'challenge'"):
         BrowserConfig.from_settings(Settings({"SIPP_BROWSER": bad}))
 
 
@@ -82,12 +80,12 @@ def test_unknown_mode_names_the_setting_and_choices(bad: str) -> None:
     [("soon", "a number of seconds"), ("0", "more than 0"), ("-3", "more than 0")],
 )
 def test_bad_timeout(bad: str, match: str) -> None:
-    with pytest.raises(BrowserSettingsError, match=f"SIPP_BROWSER_TIMEOUT must be {match}"):
+    with pytest.raises(SettingsError, match=f"SIPP_BROWSER_TIMEOUT must be {match}"):
         BrowserConfig.from_settings(Settings({"SIPP_BROWSER_TIMEOUT": bad}))
 
 
 def test_empty_cookie_list_is_refused() -> None:
-    with pytest.raises(BrowserSettingsError, match="SIPP_BROWSER_COOKIES names no cookie"):
+    with pytest.raises(SettingsError, match="SIPP_BROWSER_COOKIES names no cookie"):
         BrowserConfig.from_settings(Settings({"SIPP_BROWSER_COOKIES": " , "}))
 
 
@@ -97,7 +95,7 @@ def test_missing_executable_is_refused_only_when_the_browser_is_on(tmp_path) -> 
     assert (
         BrowserConfig.from_settings(Settings({"SIPP_BROWSER_EXECUTABLE": missing})).mode == "off"
     )
-    with pytest.raises(BrowserSettingsError, match="apt-get install chromium") as info:
+    with pytest.raises(SettingsError, match="apt-get install chromium") as info:
         BrowserConfig.from_settings(
             Settings({"SIPP_BROWSER": "challenge", "SIPP_BROWSER_EXECUTABLE": missing})
         )

@@ -16,7 +16,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,11 @@ import pytest
 
 from harvest.clearance import OFF_REASON
 from reference.sipp_site.testing import running_replica
-from tests.browser.conftest import needs_chromium
+from tests.support.browser import needs_chromium
+from tests.support.paths import REPO, SCRAPY
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[2]
 COURT = "pn-gate"
 CASES = 20
 SEED = 11
@@ -52,7 +51,7 @@ def _scrapy(
     env = {**os.environ, "HARVEST_WORKSPACE": str(workspace)}
     try:
         return subprocess.run(
-            [sys.executable, "-m", "scrapy", *args],
+            [*SCRAPY, *args],
             check=False,
             cwd=REPO,
             env=env,

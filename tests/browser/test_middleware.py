@@ -16,16 +16,15 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 
 from harvest.clearance import (
-    META_FAIL,
-    META_GENERATION,
     OFF_REASON,
     BrowserConfig,
     ChallengeNotPassed,
     ClearanceMiddleware,
     is_challenge,
 )
+from harvest.meta import META_FAIL, META_GENERATION
 from reference.sipp_site.render import challenge_page
-from tests.parsers.conftest import read_fixture
+from tests.support.pages import read_fixture
 
 pytestmark = pytest.mark.browser
 

@@ -1,19 +1,19 @@
 """Deploying to scrapyd: build the egg as ``scrapyd-deploy`` does, run a crawl as a scrapyd job.
 
-Everything runs on 127.0.0.1: a scrapyd with its own directories in ``tmp_path``, the replica.
+Everything runs on this machine: a scrapyd with its own directories in ``tmp_path``, answering on
+a Unix socket there (no TCP port to pick), and the replica on 127.0.0.1 (port 0, its own pick).
 The egg is built from a copy of the tracked files, so the work tree gets no build leftovers.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,23 +22,53 @@ from typing import Any
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import REPO, exported, mismatches, state_query, truth_by_key
+from tests.support.harvest_run import exported, mismatches, state_query, truth_by_key
+from tests.support.paths import REPO
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
 BIN = Path(sys.executable).parent
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class UnixHTTPConnection(http.client.HTTPConnection):
+    """HTTP over scrapyd's Unix socket."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        super().__init__("localhost", timeout=timeout)
+        self.path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(str(self.path))
 
 
-def api(base: str, endpoint: str, data: list[tuple[str, str]] | None = None) -> dict[str, Any]:
-    body = urllib.parse.urlencode(data).encode() if data is not None else None
-    with urllib.request.urlopen(f"{base}/{endpoint}", data=body, timeout=10) as resp:
-        return json.loads(resp.read())  # type: ignore[no-any-return]
+def call(
+    sock: Path, endpoint: str, body: bytes | None = None, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """One scrapyd API call (GET, or POST of ``body``); its JSON answer."""
+    conn = UnixHTTPConnection(sock, timeout=60)
+    try:
+        conn.request("POST" if body is not None else "GET", f"/{endpoint}", body, headers or {})
+        response = conn.getresponse()
+        return json.loads(response.read())  # type: ignore[no-any-return]
+    finally:
+        conn.close()
+
+
+def api(sock: Path, endpoint: str, data: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+    if data is None:
+        return call(sock, endpoint)
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    return call(sock, endpoint, urllib.parse.urlencode(data).encode(), form)
+
+
+def answers(sock: Path) -> bool:
+    try:
+        return api(sock, "daemonstatus.json")["status"] == "ok"
+    except OSError:
+        return False
 
 
 @pytest.fixture(scope="module")
@@ -65,17 +95,17 @@ def egg(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @dataclass(frozen=True)
 class Scrapyd:
-    url: str
+    sock: Path  # its Unix socket (the HTTP API)
     home: Path
 
 
 @pytest.fixture(scope="module")
 def scrapyd(tmp_path_factory: pytest.TempPathFactory, egg: Path) -> Iterator[Scrapyd]:
     home = tmp_path_factory.mktemp("scrapyd")
-    port = free_port()
+    sock = home / "scrapyd.sock"
     (home / "scrapyd.conf").write_text(
         "[scrapyd]\n"
-        f"bind_address = 127.0.0.1\nhttp_port = {port}\n"
+        f"http_port = 0\nunix_socket_path = {sock}\n"
         f"eggs_dir = {home}/eggs\nlogs_dir = {home}/logs\ndbs_dir = {home}/dbs\n"
         "items_dir =\njobs_dir =\npoll_interval = 0.5\nmax_proc = 2\n"
     )
@@ -85,26 +115,16 @@ def scrapyd(tmp_path_factory: pytest.TempPathFactory, egg: Path) -> Iterator[Scr
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                api(base, "daemonstatus.json")
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "scrapyd did not start"
-                time.sleep(0.2)
-        with urllib.request.urlopen(
-            urllib.request.Request(
-                f"{base}/addversion.json",
-                data=_multipart({"project": "harvest", "version": "r1"}, egg),
-                headers={"Content-Type": "multipart/form-data; boundary=EGGBOUNDARY"},
-            ),
-            timeout=60,
-        ) as resp:
-            assert json.loads(resp.read())["status"] == "ok"
-        yield Scrapyd(base, home)
+        wait_until(lambda: answers(sock), timeout=60, what="scrapyd answers", proc=proc)
+        added = call(
+            sock,
+            "addversion.json",
+            _multipart({"project": "harvest", "version": "r1"}, egg),
+            {"Content-Type": "multipart/form-data; boundary=EGGBOUNDARY"},
+        )
+        assert added["status"] == "ok", added
+        yield Scrapyd(sock, home)
     finally:
         proc.terminate()
         proc.wait(timeout=20)
@@ -122,18 +142,18 @@ def _multipart(fields: dict[str, str], egg: Path) -> bytes:
     return b"".join(parts) + b"--EGGBOUNDARY--\r\n"
 
 
-def wait_finished(base: str, job: str, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        jobs = api(base, "listjobs.json?project=harvest")
-        if any(j["id"] == job for j in jobs["finished"]):
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"scrapyd job {job} did not finish in {timeout} s")
+def wait_finished(sock: Path, job: str, timeout: float = 300) -> None:
+    wait_until(
+        lambda: any(
+            j["id"] == job for j in api(sock, "listjobs.json?project=harvest")["finished"]
+        ),
+        timeout=timeout,
+        what=f"scrapyd job {job} finishes",
+    )
 
 
 def test_egg_carries_the_settings_entry_point_and_the_spider(scrapyd: Scrapyd) -> None:
-    assert api(scrapyd.url, "listspiders.json?project=harvest")["spiders"] == ["sipp"]
+    assert api(scrapyd.sock, "listspiders.json?project=harvest")["spiders"] == ["sipp"]
 
 
 def test_a_scrapyd_job_harvests_into_an_absolute_workspace(
@@ -151,8 +171,8 @@ def test_a_scrapyd_job_harvests_into_an_absolute_workspace(
         form = [("project", "harvest"), ("spider", "sipp"), ("jobid", "job-pn-replika-1")]
         form += [("base_url", replica.url), ("court_id", "pn-replika")]
         form += [("setting", f"{k}={v}") for k, v in settings.items()]
-        assert api(scrapyd.url, "schedule.json", form)["status"] == "ok"
-        wait_finished(scrapyd.url, "job-pn-replika-1")
+        assert api(scrapyd.sock, "schedule.json", form)["status"] == "ok"
+        wait_finished(scrapyd.sock, "job-pn-replika-1")
     assert mismatches(exported(workspace), truth) == {}
     runs = state_query(workspace, "SELECT job, close_reason FROM runs")
     assert runs == [("job-pn-replika-1", "finished")]
@@ -161,7 +181,7 @@ def test_a_scrapyd_job_harvests_into_an_absolute_workspace(
 def test_a_relative_workspace_under_scrapyd_fails_with_the_fix(scrapyd: Scrapyd) -> None:
     form = [("project", "harvest"), ("spider", "sipp"), ("jobid", "job-relative")]
     form += [("base_url", "http://127.0.0.1:9/"), ("setting", "HARVEST_WORKSPACE=relative/ws")]
-    assert api(scrapyd.url, "schedule.json", form)["status"] == "ok"
-    wait_finished(scrapyd.url, "job-relative")
+    assert api(scrapyd.sock, "schedule.json", form)["status"] == "ok"
+    wait_finished(scrapyd.sock, "job-relative")
     log = scrapyd.home / "logs" / "harvest" / "sipp" / "job-relative.log"
     assert "HARVEST_WORKSPACE must be an absolute path" in log.read_text()

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-SCRAPY = str(Path(sys.executable).with_name("scrapy"))
+from tests.support.paths import REPO, SCRAPY
+
 SPIDER = str(Path(__file__).with_name("parts_spider.py"))
 
 
 def run_spider(workspace: Path) -> str:
     done = subprocess.run(
-        [SCRAPY, "runspider", SPIDER, "-s", f"HARVEST_WORKSPACE={workspace}"],
+        [*SCRAPY, "runspider", SPIDER, "-s", f"HARVEST_WORKSPACE={workspace}"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -45,7 +44,7 @@ def test_a_crawl_stores_parts_counts_outcomes_and_logs_drops(tmp_path: Path) -> 
     assert "harvest/items/created" not in second
 
     export = subprocess.run(
-        [SCRAPY, "export", "--complete-only", "-s", f"HARVEST_WORKSPACE={workspace}"],
+        [*SCRAPY, "export", "--complete-only", "-s", f"HARVEST_WORKSPACE={workspace}"],
         cwd=REPO,
         capture_output=True,
         text=True,

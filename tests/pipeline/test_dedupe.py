@@ -16,7 +16,8 @@ from scrapy.utils.test import get_crawler
 from harvest.items import CasePart
 from pipelines.dedupe import DedupeConfig, DedupePipeline
 from pipelines.store import ItemStore, ItemStoreError
-from tests.pipeline.conftest import case_data
+from tests.support.items import case_data
+from tests.support.paths import REPO
 
 COURT = "pn-jakartapusat"
 NUMBER = "123/Pid.B/2024/PN Jkt.Pst"
@@ -155,10 +156,9 @@ def test_config_defaults_and_validation(tmp_path: Path) -> None:
 
 
 def test_relative_workspace_is_beside_scrapy_cfg(monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = Path(__file__).resolve().parents[2]
-    monkeypatch.chdir(repo / "tests")
+    monkeypatch.chdir(REPO / "tests")
     config = DedupeConfig.from_settings(Settings({"HARVEST_WORKSPACE": "some-ws"}))
-    assert config.workspace == repo / "some-ws"
+    assert config.workspace == REPO / "some-ws"
 
 
 def test_the_project_settings_register_the_pipeline() -> None:

@@ -6,22 +6,19 @@ import hashlib
 import json
 import stat
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pipelines.store import ItemStore
-from tests.pipeline.conftest import case_data
-
-REPO = Path(__file__).resolve().parents[2]
-SCRAPY = str(Path(sys.executable).with_name("scrapy"))
+from tests.support.items import case_data
+from tests.support.paths import REPO, SCRAPY
 
 
 def scrapy_export(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [SCRAPY, "export", "-s", f"HARVEST_WORKSPACE={workspace}", *args],
+        [*SCRAPY, "export", "-s", f"HARVEST_WORKSPACE={workspace}", *args],
         cwd=REPO,
         capture_output=True,
         text=True,

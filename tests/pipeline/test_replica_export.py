@@ -16,7 +16,8 @@ import pytest
 
 from pipelines.store import ItemStore, ItemStoreError
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import REPO, crawl_command, exported, mismatches, truth_by_key
+from tests.support.harvest_run import crawl_command, exported, mismatches, truth_by_key
+from tests.support.paths import REPO
 
 COURT = "pn-replika"
 

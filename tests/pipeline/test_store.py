@@ -20,9 +20,9 @@ from pipelines.store import (
     ItemStoreError,
     UpsertResult,
 )
-from tests.pipeline.conftest import case_data
+from tests.support.items import case_data
+from tests.support.paths import PY, REPO
 
-REPO = Path(__file__).resolve().parents[2]
 COURT = "pa-jakartaselatan"
 NUMBER = "1234/Pdt.G/2024/PA.JS"
 KEY = f"sipp.{COURT}:{NUMBER}"
@@ -424,7 +424,5 @@ def test_the_store_module_imports_nothing_from_scrapy() -> None:
         "import sys, pipelines.store; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scrapy', 'twisted')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([PY, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -14,18 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import (
-    SCRAPY,
+from tests.support.harvest_run import run, start, state_query
+from tests.support.paths import SCRAPY
+from tests.support.scheduler import (
     assert_state_invariants,
     counts_by_status,
     exchanges,
     interrupt,
     mini_crawl_cmd,
-    query,
-    run,
-    start,
     wait_for_progress,
 )
+
 from .minisite import MiniSite
 from .minispider import stored_items
 
@@ -50,20 +49,20 @@ def test_faulty_crawl_reaches_the_truth_and_status_agrees_with_sql(tmp_path: Pat
         served = site.served
     assert stored_items(ws) == site.truth("mini")
     assert_state_invariants(ws)
-    errors = dict(query(ws, "SELECT key, last_error FROM requests WHERE status = 'error'"))
+    errors = dict(state_query(ws, "SELECT key, last_error FROM requests WHERE status = 'error'"))
     assert errors == {
         "case|mini|5": "HTTP 500",
         "case|mini|33": "HTTP 500",
         "case|mini|9": "HTTP 404",
     }
-    assert query(ws, "SELECT attempts FROM requests WHERE key = 'case|mini|5'") == [(4,)]
+    assert state_query(ws, "SELECT attempts FROM requests WHERE key = 'case|mini|5'") == [(4,)]
     # every exchange the site answered is in the URL log (redirect hops and retries included)
     assert exchanges(ws) == served
-    assert query(ws, "SELECT count(*) FROM url_log WHERE status = 503")[0][0] > 0
+    assert state_query(ws, "SELECT count(*) FROM url_log WHERE status = 503")[0][0] > 0
     report = status_json(ws)
     sql_counts = [
         {"court": c, "kind": k, "status": s, "count": n}
-        for c, k, s, n in query(
+        for c, k, s, n in state_query(
             ws,
             "SELECT court, kind, status, count(*) FROM requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
         )
@@ -85,7 +84,7 @@ def test_sigkill_at_five_random_moments_loses_nothing(tmp_path: Path) -> None:
         cmd = mini_crawl_cmd(ws, site.url)
         for _ in range(5):
             proc = start(cmd, log)
-            wait_for_progress(ws, exchanges(ws) + rng.randint(5, 60))
+            wait_for_progress(ws, exchanges(ws) + rng.randint(5, 60), proc=proc)
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
         final = run(cmd, log=log)
@@ -93,13 +92,13 @@ def test_sigkill_at_five_random_moments_loses_nothing(tmp_path: Path) -> None:
         assert site.overlaps == 0
     assert stored_items(ws) == site.truth("mini")
     assert_state_invariants(ws)
-    assert query(ws, "SELECT close_reason, count(*) FROM runs GROUP BY 1 ORDER BY 1") == [
+    assert state_query(ws, "SELECT close_reason, count(*) FROM runs GROUP BY 1 ORDER BY 1") == [
         ("finished", 1),
         ("killed", 5),
     ]
-    assert query(ws, "SELECT count(*) FROM requests WHERE status = 'error'") == [(3,)]
+    assert state_query(ws, "SELECT count(*) FROM requests WHERE status = 'error'") == [(3,)]
     # the resumed runs found requests in flight and put them back
-    assert query(ws, "SELECT count(*) > 0 FROM events WHERE event = 'released'") == [(1,)]
+    assert state_query(ws, "SELECT count(*) > 0 FROM events WHERE event = 'released'") == [(1,)]
 
 
 @pytest.mark.parametrize("signals", [1, 2], ids=["graceful", "forced"])
@@ -108,9 +107,9 @@ def test_sigint_then_resume(tmp_path: Path, signals: int) -> None:
     with MiniSite(60, fault_rate=0.2, broken=BROKEN, missing=MISSING, delay=0.01) as site:
         cmd = mini_crawl_cmd(ws, site.url)
         proc = start(cmd, log)
-        wait_for_progress(ws, 40)
-        interrupt(proc, signals)
-        first = query(ws, "SELECT close_reason FROM runs")
+        wait_for_progress(ws, 40, proc=proc)
+        interrupt(proc, signals, log)
+        first = state_query(ws, "SELECT close_reason FROM runs")
         if signals == 1:
             assert first == [("shutdown",)]
             assert_state_invariants(ws)  # graceful: nothing left in flight
@@ -152,7 +151,7 @@ def test_requeue_after_faults_are_fixed(tmp_path: Path) -> None:
         full.server.server_close()
     assert stored_items(ws) == full.truth("mini")
     assert counts_by_status(ws) == {"ok": 40 + 2 + 80}
-    assert query(ws, "SELECT count(*) FROM events WHERE event = 'requeued'") == [(3,)]
+    assert state_query(ws, "SELECT count(*) FROM events WHERE event = 'requeued'") == [(3,)]
 
 
 def test_second_live_crawl_of_the_court_is_refused(tmp_path: Path) -> None:
@@ -160,12 +159,12 @@ def test_second_live_crawl_of_the_court_is_refused(tmp_path: Path) -> None:
     with MiniSite(200, delay=0.5) as site:
         first = start(mini_crawl_cmd(ws, site.url), log)
         try:
-            wait_for_progress(ws, 3)
+            wait_for_progress(ws, 3, proc=first)
             second = run(mini_crawl_cmd(ws, site.url), log=log)
             assert second.returncode != 0
             assert f"court 'mini' is already being crawled on this workspace (pid {first.pid}" in (
                 second.stderr
             )
-            assert query(ws, "SELECT count(*) FROM runs") == [(1,)]
+            assert state_query(ws, "SELECT count(*) FROM runs") == [(1,)]
         finally:
-            interrupt(first, 2)
+            interrupt(first, 2, log)

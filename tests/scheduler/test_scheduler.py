@@ -12,11 +12,12 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.request import RequestFingerprinter
 from twisted.python.failure import Failure
 
-from extensions.config import ConfigError, SchedulerConfig
-from extensions.scheduler import META_PARENT, META_RID, HarvestScheduler
+from extensions.config import SchedulerConfig
+from extensions.scheduler import HarvestScheduler
 from extensions.store import CrawlLocked
-
-from .conftest import StatsStub, UnitSpider, req
+from harvest.meta import META_PARENT, META_RID
+from harvest.settings_error import SettingsError
+from tests.support.scheduler import StatsStub, UnitSpider, req
 
 
 def make(ws: Path, spider: UnitSpider | None = None) -> tuple[HarvestScheduler, StatsStub]:
@@ -288,13 +289,13 @@ def test_second_scheduler_of_the_court_refuses(ws: Path) -> None:
 
 
 def test_config_validates() -> None:
-    with pytest.raises(ConfigError, match="HARVEST_STATE_SYNCHRONOUS"):
+    with pytest.raises(SettingsError, match="HARVEST_STATE_SYNCHRONOUS"):
         SchedulerConfig(workspace="/x", synchronous="OFF")
-    with pytest.raises(ConfigError, match="HARVEST_STATE_BUSY_TIMEOUT"):
+    with pytest.raises(SettingsError, match="HARVEST_STATE_BUSY_TIMEOUT"):
         SchedulerConfig(workspace="/x", busy_timeout=0)
-    with pytest.raises(ConfigError, match="cannot be imported"):
+    with pytest.raises(SettingsError, match="cannot be imported"):
         SchedulerConfig(workspace="/x", store="nowhere.Store")
-    with pytest.raises(ConfigError, match="HARVEST_STATE_COMMIT must be one of turn, each"):
+    with pytest.raises(SettingsError, match="HARVEST_STATE_COMMIT must be one of turn, each"):
         SchedulerConfig(workspace="/x", commit="sometimes")
 
 

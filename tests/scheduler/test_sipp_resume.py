@@ -13,23 +13,25 @@ from __future__ import annotations
 import os
 import random
 import signal
-import socket
 from pathlib import Path
 
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import crawl_command, exported, truth_by_key
-
-from .conftest import (
-    SCRAPY,
+from tests.support.harvest_run import (
+    crawl_command,
+    exported,
+    run,
+    start,
+    state_query,
+    truth_by_key,
+)
+from tests.support.paths import SCRAPY
+from tests.support.scheduler import (
     assert_state_invariants,
     counts_by_status,
     exchanges,
     interrupt,
-    query,
-    run,
-    start,
     wait_for_progress,
 )
 
@@ -57,50 +59,44 @@ def test_kills_and_interrupts_lose_nothing(tmp_path: Path) -> None:
         cmd = crawl_cmd(ws, rep.url, RETRY_TIMES="6")
         for _ in range(5):
             proc = start(cmd, log)
-            wait_for_progress(ws, exchanges(ws) + rng.randint(20, 400), timeout=180)
+            wait_for_progress(ws, exchanges(ws) + rng.randint(20, 400), timeout=180, proc=proc)
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
         for times in (1, 2):
             proc = start(cmd, log)
-            wait_for_progress(ws, exchanges(ws) + rng.randint(50, 300), timeout=180)
-            interrupt(proc, times)
+            wait_for_progress(ws, exchanges(ws) + rng.randint(50, 300), timeout=180, proc=proc)
+            interrupt(proc, times, log)
             if times == 1:
                 assert_state_invariants(ws)  # graceful stop: nothing left in flight
         final = run(cmd, timeout=600, log=log)
         assert final.returncode == 0, final.stderr[-3000:]
         want = truth_by_key(rep.write_truth(tmp_path / "truth.jsonl"))
     assert_state_invariants(ws)
-    reasons = dict(query(ws, "SELECT close_reason, count(*) FROM runs GROUP BY 1"))
+    reasons = dict(state_query(ws, "SELECT close_reason, count(*) FROM runs GROUP BY 1"))
     # the forced stop (two SIGINTs) never closes, unless the graceful drain won the race
     assert reasons in (
         {"finished": 1, "killed": 6, "shutdown": 1},
         {"finished": 1, "killed": 5, "shutdown": 2},
     )
-    assert counts_by_status(ws).get("error", 0) == 0, query(
+    assert counts_by_status(ws).get("error", 0) == 0, state_query(
         ws, "SELECT key, last_error FROM requests WHERE status = 'error'"
     )
     assert exported(ws) == want
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_requeue_after_faults_are_switched_off(tmp_path: Path) -> None:
     ws, log = tmp_path / "ws", tmp_path / "crawl.log"
-    port = free_port()  # the stored requests name the site's address: restart it on the same
     # no retries and many faults: plenty of requests end in error
     with running_replica(
-        cases=60, seed=5, faults=0.3, court_id=COURT, extra_args=REPLICA_FAULT_ARGS, port=port
+        cases=60, seed=5, faults=0.3, court_id=COURT, extra_args=REPLICA_FAULT_ARGS
     ) as rep:
         proc = run(crawl_cmd(ws, rep.url, RETRY_TIMES="0"), timeout=300, log=log)
         assert proc.returncode == 0, proc.stderr[-3000:]
-    assert_state_invariants(ws)
-    failed = counts_by_status(ws).get("error", 0)
-    assert failed > 0
-    with running_replica(cases=60, seed=5, court_id=COURT, port=port) as rep:  # faults off
+        assert_state_invariants(ws)
+        failed = counts_by_status(ws).get("error", 0)
+        assert failed > 0
+        # the court is healthy again: same address, so the stored requests (and tokens) hold
+        rep.faults_off()
         requeue = run([*SCRAPY, "requeue", "-s", f"HARVEST_WORKSPACE={ws}"])
         plural = "s" if failed != 1 else ""
         assert requeue.stdout.strip() == f"requeued {failed} failed request{plural} to pending"
@@ -131,9 +127,9 @@ def test_two_courts_crawl_one_workspace_at_once(tmp_path: Path) -> None:
         }
     assert codes == [0, 0], log.read_text()[-3000:]
     assert_state_invariants(ws)
-    assert dict(query(ws, "SELECT court, count(*) FROM runs GROUP BY 1")) == {
+    assert dict(state_query(ws, "SELECT court, count(*) FROM runs GROUP BY 1")) == {
         "pn-dua": 1,
         "pn-satu": 1,
     }
-    assert counts_by_status(ws) == {"ok": query(ws, "SELECT count(*) FROM requests")[0][0]}
+    assert counts_by_status(ws) == {"ok": state_query(ws, "SELECT count(*) FROM requests")[0][0]}
     assert exported(ws) == want

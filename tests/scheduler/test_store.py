@@ -25,6 +25,7 @@ from extensions.store import (
     Status,
     kind_and_court,
 )
+from tests.support.paths import REPO
 
 RUN = RunInfo(court="c1", spider="s", pid=os.getpid(), host="h", job="job-7", started_at="t0")
 
@@ -285,7 +286,7 @@ class TestSqliteStore(StoreContract):
             ],
             stdout=subprocess.PIPE,
             text=True,
-            cwd=Path(__file__).resolve().parents[2],
+            cwd=REPO,
         )
         assert holder.stdout is not None
         assert holder.stdout.readline().strip() == "locked"
@@ -358,9 +359,7 @@ class TestSqliteStoreGroupCommit(StoreContract):
             "s.add(new('case|c1|2'), run_id)\n"
             "os.kill(os.getpid(), 9)\n"
         )
-        proc = subprocess.run(
-            [sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2], check=False
-        )
+        proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, check=False)
         assert proc.returncode == -signal.SIGKILL
         s = SqliteRequestStore.open(db)
         # the committed turn (add + claim) survived; the lost one (ok + a new row) reverts:

@@ -11,7 +11,8 @@ import pytest
 import requests
 
 from harvest.canonical import document_hash
-from tests.ship.conftest import TOKEN, IngestServer
+from tests.support.ingest import TOKEN, IngestServer
+from tests.support.paths import PY, REPO
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 KEY = "sipp.pa-testkota:7/Pdt.G/2024/PA Tst"
@@ -210,14 +211,11 @@ def test_faults_option_mixes_every_kind(server_factory: Any) -> None:
 )
 def test_server_options_are_validated(tmp_path: Any, args: list[str], message: str) -> None:
     import subprocess
-    import sys
-
-    from tests.ship.conftest import ROOT
 
     result = subprocess.run(
-        [sys.executable, "-m", "reference.ingest_api", "--port", "0", "--token", "t",
+        [PY, "-m", "reference.ingest_api", "--port", "0", "--token", "t",
          "--db", str(tmp_path / "db.sqlite"), *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
+        cwd=REPO, capture_output=True, text=True, timeout=30, check=False,
     )  # fmt: skip
     assert result.returncode == 2
     assert message in result.stderr

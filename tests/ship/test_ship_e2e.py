@@ -5,20 +5,16 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import stat
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.ship.conftest import (
+from tests.support.ingest import (
     FAST,
-    PY,
-    ROOT,
     TOKEN,
     build_workspace,
     documents,
@@ -26,13 +22,17 @@ from tests.ship.conftest import (
     run_ship,
     ship_env,
 )
+from tests.support.net import refused_port
+from tests.support.paths import PY, REPO, SHIP
+from tests.support.waiting import lock_holder, wait_until
 
 
-def closed_port() -> int:
-    """A port on 127.0.0.1 nobody listens on (connections are refused)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def final_lines(log: Path) -> int:
+    """How many documents have their final ship-log line (the answer or the give-up)."""
+    try:
+        return log.read_bytes().count(b'"final":true')
+    except FileNotFoundError:
+        return 0
 
 
 def test_kill_three_times_mid_run_then_every_key_exactly_once(
@@ -50,18 +50,18 @@ def test_kill_three_times_mid_run_then_every_key_exactly_once(
     log = ws / "ship-log.jsonl"
     for round_, threshold in enumerate((150, 400, 650)):
         proc = subprocess.Popen(
-            [PY, "ship.py", "--workspace", str(ws), *args],
-            cwd=ROOT,
+            [*SHIP, "--workspace", str(ws), *args],
+            cwd=REPO,
             env=ship_env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            if log.exists() and log.stat().st_size // 250 >= threshold:
-                break
-            time.sleep(0.01)
-        assert proc.poll() is None, "ship.py finished before it could be killed"
+        wait_until(
+            lambda: final_lines(log) >= threshold,  # noqa: B023 - called within the iteration
+            timeout=120,
+            what=f"{threshold} documents answered before kill {round_ + 1}",
+            proc=proc,
+        )
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         if round_ == 1:
@@ -141,17 +141,18 @@ def test_first_endpoint_down_the_fallback_is_used_and_remembered(
     tmp_path: Path, server: Any
 ) -> None:
     ws = build_workspace(tmp_path / "ws", 10)
-    dead = f"http://127.0.0.1:{closed_port()}"
-    env = ship_env(INGEST_URL=f"{dead},{server.url}")
-    first = run_ship(ws, *FAST, env=env)
-    assert first.returncode == 0, first.stderr
-    lines = log_lines(ws)
-    assert (lines[0]["endpoint"], lines[0]["outcome"]) == (dead, "retry")
-    assert "cannot connect" in lines[0]["error"]
-    assert [line["endpoint"] for line in lines[1:]] == [server.url] * 10  # it stuck
-    assert f"endpoint {dead} unreachable; trying {server.url}" in first.stderr
-    build_workspace(ws, 3, version=1)
-    second = run_ship(ws, *FAST, env=env)
+    with refused_port() as port:
+        dead = f"http://127.0.0.1:{port}"
+        env = ship_env(INGEST_URL=f"{dead},{server.url}")
+        first = run_ship(ws, *FAST, env=env)
+        assert first.returncode == 0, first.stderr
+        lines = log_lines(ws)
+        assert (lines[0]["endpoint"], lines[0]["outcome"]) == (dead, "retry")
+        assert "cannot connect" in lines[0]["error"]
+        assert [line["endpoint"] for line in lines[1:]] == [server.url] * 10  # it stuck
+        assert f"endpoint {dead} unreachable; trying {server.url}" in first.stderr
+        build_workspace(ws, 3, version=1)
+        second = run_ship(ws, *FAST, env=env)
     assert second.returncode == 0, second.stderr
     assert f"starting with {server.url}, the endpoint that worked last time" in second.stderr
     new_lines = log_lines(ws)[len(lines) :]
@@ -207,19 +208,20 @@ def test_two_ship_runs_at_once_the_second_refuses(tmp_path: Path, server_factory
     server = server_factory("--fault-slow", "1", "--slow-seconds", "2")
     ws = build_workspace(tmp_path / "ws", 5)
     first = subprocess.Popen(
-        [PY, "ship.py", "--workspace", str(ws), "--endpoint", server.url, *FAST],
-        cwd=ROOT,
+        [*SHIP, "--workspace", str(ws), "--endpoint", server.url, *FAST],
+        cwd=REPO,
         env=ship_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         lock = ws / "ship-log.lock"
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if lock.exists() and lock.read_text().strip() == str(first.pid):
-                break
-            time.sleep(0.02)
+        wait_until(
+            lambda: lock_holder(lock).get("pid") == first.pid,
+            timeout=30,
+            what="the first ship.py holds the lock",
+            proc=first,
+        )
         second = run_ship(ws, "--endpoint", server.url, *FAST)
         assert second.returncode == 75
         assert f"another ship.py (pid {first.pid}) is shipping this workspace" in second.stderr
@@ -272,10 +274,10 @@ def test_workspace_from_the_environment_relative_to_scrapy_cfg(tmp_path: Path) -
     build_workspace(tmp_path / "data" / "ws", 2)
     (tmp_path / "sub").mkdir()
     result = subprocess.run(
-        [PY, str(ROOT / "ship.py"), "--dry-run"],
+        [*SHIP, "--dry-run"],
         cwd=tmp_path / "sub",
         env={**ship_env(token=None), "HARVEST_WORKSPACE": "data/ws",
-             "PYTHONPATH": str(ROOT)},
+             "PYTHONPATH": str(REPO)},
         capture_output=True,
         text=True,
         check=False,
@@ -302,16 +304,20 @@ def test_sigterm_stops_cleanly_and_the_next_run_finishes(
     server = server_factory("--fault-slow", "1", "--slow-seconds", "0.4")
     ws = build_workspace(tmp_path / "ws", 6)
     proc = subprocess.Popen(
-        [PY, "ship.py", "--workspace", str(ws), "--endpoint", server.url, *FAST],
-        cwd=ROOT,
+        [*SHIP, "--workspace", str(ws), "--endpoint", server.url, *FAST],
+        cwd=REPO,
         env=ship_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
-    while server.stats()["posts"] < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)  # the second POST is in flight (each answer takes 0.4 s)
+    # the second POST is in flight (each answer takes 0.4 s)
+    wait_until(
+        lambda: server.stats()["posts"] >= 2,
+        timeout=60,
+        what="ship.py's second POST reached the server",
+        proc=proc,
+    )
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
@@ -365,7 +371,7 @@ def test_ship_imports_nothing_from_scrapy(tmp_path: Path) -> None:
         "print(status, loaded)\n"
     )
     result = subprocess.run(
-        [PY, "-c", code], cwd=ROOT, env=ship_env(), capture_output=True, text=True, check=False
+        [PY, "-c", code], cwd=REPO, env=ship_env(), capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "0 []"
@@ -373,7 +379,7 @@ def test_ship_imports_nothing_from_scrapy(tmp_path: Path) -> None:
 
 def test_help_lists_the_exit_codes() -> None:
     result = subprocess.run(
-        [PY, "ship.py", "--help"], cwd=ROOT, capture_output=True, text=True, check=False
+        [*SHIP, "--help"], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0
     text = " ".join(result.stdout.split())

@@ -18,6 +18,7 @@ from ship import (
     read_ship_log,
     repair_tail,
 )
+from tests.support.paths import REPO
 
 H1 = "sha256:" + "1" * 64
 H2 = "sha256:" + "2" * 64
@@ -164,7 +165,7 @@ def test_the_lock_refuses_a_second_holder_naming_the_first(tmp_path: Path) -> No
         ],
         stdout=subprocess.PIPE,
         text=True,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=REPO,
     )
     try:
         assert holder.stdout is not None
@@ -177,7 +178,7 @@ def test_the_lock_refuses_a_second_holder_naming_the_first(tmp_path: Path) -> No
     # The holder died (SIGKILL): the lock went with it, nothing stale to clean up.
     lock = WorkspaceLock(lock_path)
     lock.acquire()
-    assert lock_path.read_text().strip() == str(os.getpid())
+    assert json.loads(lock_path.read_text())["pid"] == os.getpid()
     assert stat.S_IMODE(lock_path.stat().st_mode) == 0o600
     lock.release()
 

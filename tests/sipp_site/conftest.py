@@ -1,16 +1,11 @@
-"""Fixtures of the replica tests: one shared replica per session, helpers to walk its pages."""
+"""Fixtures of the replica tests: one shared replica per session (page helpers: tests/support)."""
 
 from __future__ import annotations
-
-import re
 
 import pytest
 import requests
 
 from reference.sipp_site.testing import Replica, running_replica
-
-TOKEN_LINK = re.compile(r"show_detil/([A-Za-z0-9]+={0,2})\"")
-PAGE_TEMPLATE = re.compile(r"window\.open\('([^']*list_perkara/page/)'\+pageNumber\+'(/[^']+)'")
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +26,3 @@ def http() -> requests.Session:
     s.headers["User-Agent"] = "replica-tests/1.0"
     yield s
     s.close()
-
-
-def detail_tokens(html: str) -> list[str]:
-    return TOKEN_LINK.findall(html)

@@ -18,6 +18,7 @@ from reference.sipp_site.faults import KINDS, FaultConfig, FaultConfigError
 from reference.sipp_site.formats import date_en, date_id, decimal_money, rupiah
 from reference.sipp_site.model import CourtData, ModelError, truth_digest
 from reference.sipp_site.tokens import TokenCodec
+from tests.support.paths import REPO
 
 
 def test_same_seed_same_data_other_seed_other_data():
@@ -127,7 +128,7 @@ def test_truth_export_is_sorted_complete_and_equal_with_or_without_faults(tmp_pa
         subprocess.run(
             [sys.executable, "-m", "reference.sipp_site", "--cases", "50", "--seed", "4",
              "--truth", str(out), *extra],
-            check=True, capture_output=True,
+            check=True, capture_output=True, cwd=REPO,
         )  # fmt: skip
         return out.read_text(encoding="utf-8").splitlines()
 
@@ -156,7 +157,7 @@ def test_a_busy_port_is_refused_with_advice():
         port = busy.getsockname()[1]
         r = subprocess.run(
             [sys.executable, "-m", "reference.sipp_site", "--port", str(port), "--cases", "10"],
-            capture_output=True, text=True, timeout=60, check=False,
+            capture_output=True, text=True, timeout=60, check=False, cwd=REPO,
         )  # fmt: skip
     assert r.returncode == 1
     assert "address already in use" in r.stderr

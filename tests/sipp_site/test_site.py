@@ -14,8 +14,8 @@ from reference.sipp_site.court import make_court
 from reference.sipp_site.formats import date_en, date_id, decimal_money, rupiah
 from reference.sipp_site.model import CourtData
 from reference.sipp_site.testing import running_replica
-
-from .conftest import PAGE_TEMPLATE, detail_tokens
+from tests.support.pages import PAGE_TEMPLATE, detail_tokens
+from tests.support.waiting import wait_until
 
 HEADER_NUMBER = re.compile(
     r'<table id="tableinfo"[^>]*><tr>.*?</tr><tr><td>([^<]*)</td>', re.DOTALL
@@ -237,11 +237,9 @@ def test_live_registration_shifts_rows(tmp_path):
         s = requests.Session()
         first = s.get(rep.url).text
         start = int(re.search(r"var totalPage = '(\d+)'", first).group(1))
-        import time
-
-        deadline = time.monotonic() + 10
-        while rep.registered() < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(
+            lambda: rep.registered() >= 2, timeout=30, what="the replica registers 2 live cases"
+        )
         later = s.get(rep.url).text
         now = int(re.search(r"var totalPage = '(\d+)'", later).group(1))
         assert now >= start + 2

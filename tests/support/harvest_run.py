@@ -6,16 +6,22 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from harvest.canonical import document_hash
-from reference.sipp_site.testing import UNTHROTTLED_SETTINGS
+from tests.support.paths import REPO, SCRAPY
 
-REPO = Path(__file__).resolve().parents[2]
-SCRAPY = str(Path(sys.executable).with_name("scrapy"))
+#: Scrapy settings for crawling the replica (``-s NAME=VALUE``): it is ours, so no politeness
+#: delay and no AutoThrottle, 16 requests in flight; real courts keep the project's defaults.
+UNTHROTTLED_SETTINGS = {
+    "DOWNLOAD_DELAY": "0",
+    "AUTOTHROTTLE_ENABLED": "False",
+    "CONCURRENT_REQUESTS": "16",
+    "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
+    "TELNETCONSOLE_ENABLED": "False",
+}
 
 #: Test settings: the replica is ours, so no politeness; short timeouts so hangs cost little.
 FAST_SETTINGS = {**UNTHROTTLED_SETTINGS, "DOWNLOAD_TIMEOUT": "3", "LOG_LEVEL": "INFO"}
@@ -46,13 +52,26 @@ def crawl_command(
     args = ["-a", f"base_url={base_url}", "-a", f"court_id={court_id}"]
     for name, value in (spider_args or {}).items():
         args += ["-a", f"{name}={value}"]
-    return [SCRAPY, "crawl", "sipp", *args, *scrapy_args(workspace, settings)]
+    return [*SCRAPY, "crawl", "sipp", *args, *scrapy_args(workspace, settings)]
 
 
-def run(cmd: Sequence[str], *, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+def run(
+    cmd: Sequence[str], *, timeout: float = 600, log: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` in the checkout to the end; its stderr is appended to ``log`` if given."""
+    proc = subprocess.run(
         list(cmd), cwd=REPO, capture_output=True, text=True, timeout=timeout, check=False
     )
+    if log is not None:
+        with log.open("a") as f:
+            f.write(f"$ {' '.join(cmd)}\n{proc.stderr}\n")
+    return proc
+
+
+def start(cmd: Sequence[str], log: Path) -> subprocess.Popen[bytes]:
+    """Start ``cmd`` in the checkout, its output appended to ``log``."""
+    with log.open("ab") as out:
+        return subprocess.Popen(list(cmd), cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
 
 
 def crawl(
@@ -70,7 +89,7 @@ def crawl(
 
 def scrapy_command(name: str, workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``scrapy <name> [args]`` against ``workspace`` (status, requeue, export, ...)."""
-    return run([SCRAPY, name, *args, "-s", f"HARVEST_WORKSPACE={workspace}"], timeout=120)
+    return run([*SCRAPY, name, *args, "-s", f"HARVEST_WORKSPACE={workspace}"], timeout=120)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -132,8 +151,14 @@ def mismatches(got: dict[str, dict[str, Any]], want: dict[str, dict[str, Any]]) 
 
 
 def state_query(workspace: Path, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-    """Read-only SQL against the workspace's ``state.sqlite``."""
-    con = sqlite3.connect(f"file:{workspace / 'state.sqlite'}?mode=ro", uri=True)
+    """Read-only SQL against the workspace's ``state.sqlite`` (waits up to 30 s for a writer).
+
+    Raises :class:`sqlite3.OperationalError` while there is no state yet.
+    """
+    path = workspace / "state.sqlite"
+    if not path.exists():
+        raise sqlite3.OperationalError(f"no state yet at {path}")
+    con = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=30)
     try:
         return list(con.execute(sql, params))
     finally:

@@ -1,4 +1,4 @@
-"""Fixtures of the browser tests: Chromium present or the test is skipped with the reason."""
+"""The browser tests need Debian's Chromium: present, or the test is skipped with the reason."""
 
 from __future__ import annotations
 
