@@ -210,6 +210,7 @@ class SqliteRequestStore:
         self._readonly = readonly
         self._defer_commit = defer_commit
         self._lock: HolderLock | None = None
+        self._closed = False
         self._checkpointer: _Checkpointer | None = None
 
     # --- opening --------------------------------------------------------------------------------
@@ -293,6 +294,10 @@ class SqliteRequestStore:
         return store
 
     def close(self) -> None:
+        """Commit what is left, drop the crawl lock, stop the checkpointer (again: a no-op)."""
+        if self._closed:
+            return
+        self._closed = True
         self.commit()
         self._defer_commit = None  # a commit still scheduled finds nothing to do
         self.release_crawl_lock()

@@ -8,7 +8,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -45,10 +45,26 @@ def new(key: str, *, group: str | None = None, priority: int = 0, court: str = "
 
 
 class StoreContract:
-    """Behaviour every RequestStore must have; subclasses say how to open one."""
+    """Behaviour every RequestStore must have; subclasses say how to open one (:meth:`make`).
+
+    Every store a test opens is closed when the test ends (its checkpointer thread stopped),
+    whatever the test did with it.
+    """
+
+    def make(self, path: Path) -> SqliteRequestStore | MemoryRequestStore:
+        raise NotImplementedError
 
     def open(self, path: Path) -> SqliteRequestStore | MemoryRequestStore:
-        raise NotImplementedError
+        store = self.make(path)
+        self._opened.append(store)
+        return store
+
+    @pytest.fixture(autouse=True)
+    def _close_opened(self) -> Iterator[None]:
+        self._opened: list[SqliteRequestStore | MemoryRequestStore] = []
+        yield
+        for store in reversed(self._opened):
+            store.close()
 
     def close_reopen_and_claim_again(self, db: Path) -> int:
         """Add two rows, claim one, close, reopen, release and claim it again; its id."""
@@ -209,12 +225,12 @@ class StoreContract:
 
 
 class TestMemoryStore(StoreContract):
-    def open(self, path: Path) -> MemoryRequestStore:
+    def make(self, path: Path) -> MemoryRequestStore:
         return MemoryRequestStore.open(path)
 
 
 class TestSqliteStore(StoreContract):
-    def open(self, path: Path) -> SqliteRequestStore:
+    def make(self, path: Path) -> SqliteRequestStore:
         return SqliteRequestStore.open(path)
 
     def test_close_and_reopen_keeps_the_events(self, db: Path) -> None:
@@ -307,7 +323,7 @@ class TestSqliteStore(StoreContract):
 class TestSqliteStoreGroupCommit(StoreContract):
     """The contract holds under group commit too (commits only where the store makes them)."""
 
-    def open(self, path: Path) -> SqliteRequestStore:
+    def make(self, path: Path) -> SqliteRequestStore:
         self.scheduled: list[Callable[[], None]] = []
         return SqliteRequestStore.open(path, defer_commit=self.scheduled.append)
 
