@@ -14,9 +14,11 @@ The engine never tells a scheduler how a request ended, so two companions report
   (``item_scraped``/``item_dropped``; ``item_error`` makes it ``error``). A callback exception
   makes it ``error`` with the exception as reason.
 
-Known gap: an exception *raised from another downloader middleware's* ``process_response`` skips
-every ``process_exception`` (Scrapy's rule), so no middleware sees it; such a row stays in flight
-and is put back to ``pending`` at close (never lost, retried by the next run).
+An exception *raised from another downloader middleware's* ``process_response`` skips every
+``process_exception`` (Scrapy's rule), so neither middleware sees it: the scheduler notices the row
+in flight while the engine holds nothing and ends it ``error`` with
+:data:`~extensions.scheduler.ORPHAN_REASON` (``scrapy requeue`` sends it back), instead of letting
+it block its group.
 
 Both middlewares switch themselves off (``NotConfigured``) unless ``SCHEDULER`` is
 :class:`~extensions.scheduler.HarvestScheduler`, so a benchmark or test can swap the scheduler.

@@ -10,7 +10,7 @@ import re
 
 from scrapy.exceptions import IgnoreRequest
 
-from harvest.errors import PageError, RouteUnavailable
+from harvest.errors import PageError
 
 __all__ = ["MAX_REASON", "reason_for_exception", "reason_for_status", "scrub", "strip_userinfo"]
 
@@ -47,11 +47,9 @@ def reason_for_status(status: int) -> str:
 def reason_for_exception(exc: BaseException) -> str:
     """The stored reason for a final download failure or a callback error.
 
-    ``RouteUnavailable`` -> ``unavailable: <reason>``; other ``PageError`` -> its ``reason``;
-    other ``IgnoreRequest`` -> ``ignored: <message>``; anything else ``<Class>: <message>``.
+    ``PageError`` -> its ``reason``; other ``IgnoreRequest`` -> ``ignored: <message>``; anything
+    else ``<Class>: <message>``.
     """
-    if isinstance(exc, RouteUnavailable):
-        return scrub(f"unavailable: {exc.reason}")
     if isinstance(exc, PageError):
         return scrub(exc.reason)
     message = str(exc).strip()

@@ -95,8 +95,8 @@ DEFAULT_TIMEOUT = 30.0
 #: Default of ``SIPP_BROWSER_EXECUTABLE``: Debian's chromium (no ``playwright install`` needed).
 DEFAULT_EXECUTABLE = "/usr/bin/chromium"
 #: Default of ``SIPP_BROWSER_COOKIES``: names of the clearance cookies copied from the browser:
-#: Cloudflare's, and the one of the reference replica's gate (``reference/sipp_site``).
-DEFAULT_COOKIES = ("cf_clearance", "sipp_clearance")
+#: Cloudflare's. A court behind another gate (the replica's sets ``sipp_clearance``) names its own.
+DEFAULT_COOKIES = ("cf_clearance",)
 #: Chromium arguments used unless ``PLAYWRIGHT_LAUNCH_OPTIONS`` gives ``args``.
 DEFAULT_LAUNCH_ARGS = (
     "--no-sandbox",

@@ -24,7 +24,3 @@ class ErrorPageServed(PageError):
 
 class WrongCase(PageError):
     """The page belongs to another case (the one-shot session was clobbered) or is the list."""
-
-
-class RouteUnavailable(PageError):
-    """A route the stock SIPP code breaks (Diversi, KPPU): recorded, never retried."""

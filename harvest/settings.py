@@ -18,9 +18,11 @@ COMMANDS_MODULE = "harvest.commands"
 # Absolute path, or relative to scrapy.cfg; under scrapyd it must be absolute.
 HARVEST_WORKSPACE = os.environ.get("HARVEST_WORKSPACE", "")
 
-# --- politeness: fit for real courts (docs/sipp-site.md §5.3) ------------------------------
-HARVEST_CONTACT = os.environ.get("HARVEST_CONTACT", "set HARVEST_CONTACT")
-USER_AGENT = f"harvest-sipp/0.1 (+court case research; contact: {HARVEST_CONTACT})"
+# --- politeness: fit for real courts (docs/sipp.md, "Politeness") ----------------------------
+# How a court can reach you. USER_AGENT is built from it by harvest.contact.ContactAddon after
+# every settings source is read (-s HARVEST_CONTACT=... works); an explicit USER_AGENT wins.
+HARVEST_CONTACT = os.environ.get("HARVEST_CONTACT", "")
+ADDONS = {"harvest.contact.ContactAddon": 0}
 ROBOTSTXT_OBEY = False
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
@@ -62,7 +64,6 @@ _SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {
     # outermost: a request is ok once its callback output is committed and its items stored
     "extensions.outcome.OutcomeSpiderMiddleware": 10,
 }
-_SCHEDULER_EXTENSIONS: dict[str, int] = {}
 
 # --- item pipeline (pipelines/) -------------------------------------------------------------
 # Every case part is upserted into <HARVEST_WORKSPACE>/items.sqlite (docs/pipeline.md).
@@ -87,7 +88,7 @@ _SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
 #   crawl by plain HTTP with its clearance cookies; "off" = a challenge fails the court's requests.
 # SIPP_BROWSER_TIMEOUT (float seconds, default 30): wait for the clearance cookie (and navigation).
 # SIPP_BROWSER_EXECUTABLE (str, default "/usr/bin/chromium"): the Chromium binary to launch.
-# SIPP_BROWSER_COOKIES (list, default ["cf_clearance", "sipp_clearance"]): clearance cookie names.
+# SIPP_BROWSER_COOKIES (list, default ["cf_clearance"]): clearance cookie names.
 
 # --- assembled (do not edit: add to the section of your component above) --------------------
 DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
@@ -95,5 +96,4 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     **_SIPP_DOWNLOADER_MIDDLEWARES,
 }
 SPIDER_MIDDLEWARES = {**_SCHEDULER_SPIDER_MIDDLEWARES}
-EXTENSIONS = {**_SCHEDULER_EXTENSIONS}
 ITEM_PIPELINES = {**_PIPELINES}

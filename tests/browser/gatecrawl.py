@@ -20,6 +20,7 @@ from scrapy.http import Response
 
 from harvest.settings import DOWNLOADER_MIDDLEWARES
 from harvest.sipp import page_error, parse_list_page
+from reference.sipp_site.challenge import COOKIE
 
 USER_AGENT = "harvest-gate-test/1.0 (+tests/browser)"
 #: Wired at the project's order (with Scrapy's default middlewares around it).
@@ -60,6 +61,7 @@ def main(argv: list[str]) -> int:
             "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
             "DOWNLOADER_MIDDLEWARES": {MIDDLEWARE: DOWNLOADER_MIDDLEWARES[MIDDLEWARE]},
             "SIPP_BROWSER": mode,
+            "SIPP_BROWSER_COOKIES": COOKIE,  # the replica's gate (not a product default)
             "USER_AGENT": USER_AGENT,
             "CONCURRENT_REQUESTS_PER_DOMAIN": 8,
             "LOG_LEVEL": "INFO",

@@ -33,7 +33,7 @@ def test_defaults_browser_off() -> None:
     assert config.enabled is False
     assert config.timeout == DEFAULT_TIMEOUT == 30.0
     assert config.executable == DEFAULT_EXECUTABLE == "/usr/bin/chromium"
-    assert config.cookie_names == DEFAULT_COOKIES == ("cf_clearance", "sipp_clearance")
+    assert config.cookie_names == DEFAULT_COOKIES == ("cf_clearance",)
     assert dict(config.launch_options) == {
         "executable_path": "/usr/bin/chromium",
         "args": list(DEFAULT_LAUNCH_ARGS),

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from harvest.clearance import OFF_REASON
+from reference.sipp_site.challenge import COOKIE
 from reference.sipp_site.testing import running_replica
 from tests.support.browser import needs_chromium
 from tests.support.paths import REPO, SCRAPY
@@ -98,7 +99,14 @@ def _status(workspace: Path) -> dict[str, Any]:
 def test_crawl_behind_the_gate_with_the_browser_equals_the_ground_truth(gated_court, tmp_path):
     replica, truth_file = gated_court
     workspace = tmp_path / "ws"
-    proc = _crawl(replica.url, workspace, "-s", "SIPP_BROWSER=challenge")
+    proc = _crawl(
+        replica.url,
+        workspace,
+        "-s",
+        "SIPP_BROWSER=challenge",
+        "-s",
+        f"SIPP_BROWSER_COOKIES={COOKIE}",
+    )
     log = proc.stderr
     # one browser pass; every other exchange was plain HTTP carrying its clearance
     assert _stat(log, "harvest/browser/passes") == 1

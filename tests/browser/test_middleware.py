@@ -23,6 +23,7 @@ from harvest.clearance import (
     is_challenge,
 )
 from harvest.meta import META_FAIL, META_GENERATION
+from reference.sipp_site.challenge import COOKIE
 from reference.sipp_site.render import challenge_page
 from tests.support.pages import read_fixture
 
@@ -116,7 +117,7 @@ def _request(path: str = "list_perkara", host: str = SITE) -> Request:
 def _middleware(mode: str = "challenge", timeout: float = 2.0, **engine_kwargs):
     engine = FakeEngine(**engine_kwargs)
     crawler = SimpleNamespace(stats=Stats(), engine=engine, spider=None)
-    config = BrowserConfig(mode=mode, timeout=timeout)
+    config = BrowserConfig(mode=mode, timeout=timeout, cookie_names=("cf_clearance", COOKIE))
     middleware = ClearanceMiddleware(config, crawler=crawler)  # type: ignore[arg-type]
     return middleware, engine, crawler.stats.values
 
