@@ -838,7 +838,7 @@ def _problem_text(body: bytes) -> str:
 
 
 def classify(answer: Answer) -> _Verdict:
-    """What an answer means under the ingest contract (DESIGN.md table)."""
+    """What an answer means under the ingest contract (docs/contracts.md table)."""
     status = answer.status
     if 200 <= status < 300:
         result: Any = None
@@ -1074,7 +1074,7 @@ class _Shipper:
                 self.record(**common, outcome=Outcome.ABORTED, final=True, error=verdict.error)
                 raise ConfigError(
                     f"the ingest API at {endpoint} does not accept what ship.py sends "
-                    f"({verdict.error}); is it the ingest API of DESIGN.md?"
+                    f"({verdict.error}); is it the ingest API of docs/contracts.md?"
                 )
             if kind is _Kind.ENDPOINT:
                 self.record(**common, outcome=Outcome.RETRY, final=False, error=verdict.error)
@@ -1337,7 +1337,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="ship.py",
-        description="Ship the workspace's case documents to the ingest API (DESIGN.md).",
+        description="Ship the workspace's case documents to the ingest API (docs/contracts.md).",
         epilog=f"The bearer token is read from {TOKEN_ENV} only. Exit codes: "
         + ", ".join(f"{s.value} {s.name.lower()}" for s in ExitStatus)
         + ". See docs/shipping.md.",

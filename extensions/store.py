@@ -7,7 +7,7 @@ PostgreSQL store implements the same protocol without touching the scheduler.
 
 A store knows nothing about Scrapy: requests arrive already serialized (``bytes``) with their key,
 kind, court and group worked out by the scheduler. Every method that changes state commits before
-it returns (DESIGN.md doctrine 3).
+it returns (docs/contracts.md doctrine 3).
 """
 
 from __future__ import annotations

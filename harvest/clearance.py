@@ -2,7 +2,7 @@
 
 Some courts sit behind a Cloudflare-like challenge: the first answer is a page whose script sets
 a clearance cookie and reloads. The cookie is bound to the User-Agent and the client IP
-(docs/sipp-site.md §5.3); the SIPP pages themselves need no JavaScript. So the browser is used
+(docs/sipp.md §5.3); the SIPP pages themselves need no JavaScript. So the browser is used
 only for the challenge:
 
 1. :class:`ClearanceMiddleware` (downloader order 585) recognises a challenge page in any

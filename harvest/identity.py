@@ -1,4 +1,4 @@
-"""Stable identities of DESIGN.md: court id, case number, dedupe key, request keys and groups.
+"""Stable identities (docs/contracts.md): court id, case number, dedupe key, request keys, groups.
 
 Every key here is a plain string built from data a court shows; none is ever used as a file path
 (case numbers contain ``/``).
@@ -72,7 +72,7 @@ def source_type(court_id: str) -> str:
 
 
 def dedupe_key(court_id: str, case_number: str) -> str:
-    """``sipp.<court>:<normalised case number>``, the item key of DESIGN.md."""
+    """``sipp.<court>:<normalised case number>``, the item key of docs/contracts.md."""
     number = normalise_case_number(case_number)
     if not number:
         raise IdentityError("empty case number")

@@ -1,4 +1,4 @@
-"""The items the spider yields: parts of a case (DESIGN.md, Items)."""
+"""The items the spider yields: parts of a case (docs/contracts.md, Items)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``scrapy requeue``: send failed requests (status ``error``) back to ``pending``.
 
-Errors are never retried silently (DESIGN.md): this command is the way back. Filters combine
-(all must hold): ``--kind``, ``--court``, ``--reason`` (text in the stored reason,
+Errors are never retried silently (docs/contracts.md): this command is the way back. Filters
+combine (all must hold): ``--kind``, ``--court``, ``--reason`` (text in the stored reason,
 case-insensitive) and ``--older-than`` (the error is at least that old). Attempts are kept, the
 retry budget starts again, and every requeued row gets a ``requeued`` event. The next
 ``scrapy crawl`` of the court picks them up.

@@ -1,4 +1,4 @@
-"""What the ingest server accepts: the document shape of DESIGN.md and its content hash.
+"""What the ingest server accepts: the document shape of docs/contracts.md and its content hash.
 
 The canonical form is implemented here on purpose instead of importing ``harvest.canonical``:
 the ingest API is an outside party (a real application would not share our code), so it
@@ -23,7 +23,7 @@ MEMBERS: dict[str, type] = {
     "case": dict,
     "tabs": dict,
 }
-#: The members covered by ``content_hash`` (DESIGN.md, Items).
+#: The members covered by ``content_hash`` (docs/contracts.md, Items).
 HASHED_MEMBERS = ("complete", "case", "tabs")
 MAX_KEY_CHARS = 512
 _HASH_RE = re.compile(r"sha256:[0-9a-f]{64}")

@@ -1,5 +1,5 @@
 """The JavaScript gate (``--challenge``): a page whose script computes a clearance cookie and
-reloads, like a Cloudflare/WAF browser check (docs/sipp-site.md §5.3).
+reloads, like a Cloudflare/WAF browser check (docs/sipp.md §5.3).
 
 The cookie is bound to the User-Agent (like ``cf_clearance``) and proves that the page's script
 ran: its last field is a value the script computes from numbers only the page carries.

@@ -1,6 +1,6 @@
 """The replica's courts: PN (general) and PA (religious) variants, their case flows and menus.
 
-A case flow ("alur perkara", docs/sipp-site.md §1.3) fixes the case-number code, the party labels,
+A case flow ("alur perkara", docs/sipp.md §1.3) fixes the case-number code, the party labels,
 the list-page menu entry and which tabs a case can show.
 """
 
@@ -54,7 +54,7 @@ class MenuEntry:
     alur: int | None = None
     path: str | None = None
     children: tuple[MenuEntry, ...] = ()
-    #: the PA quirk of docs/sipp-site.md §1.2: a top-level entry linked as ``/list_perkara/<enc>``
+    #: the PA quirk of docs/sipp.md §1.2: a top-level entry linked as ``/list_perkara/<enc>``
     top_level_quirk: bool = False
 
 

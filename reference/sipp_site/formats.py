@@ -1,4 +1,4 @@
-"""The text formats a SIPP site prints: dates, money, case numbers (docs/sipp-site.md §4.5).
+"""The text formats a SIPP site prints: dates, money, case numbers (docs/sipp.md §4.5).
 
 Pure functions; the renderers use them to turn the generator's normalised values back into the
 exact strings a real SIPP page shows.

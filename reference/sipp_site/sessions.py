@@ -1,4 +1,4 @@
-"""The two SIPP sessions (docs/sipp-site.md §5.1).
+"""The two SIPP sessions (docs/sipp.md §5.1).
 
 - ``PHPSESSID``: the native PHP session, server-side: the one-shot ``enc`` value that
   ``show_*`` stores and the next ``/<controller>`` consumes, and the party-label cache that only

@@ -1,6 +1,6 @@
 """The replica's application: SIPP routes over the generated court (no sockets here).
 
-``Site.handle(request) -> Response`` implements docs/sipp-site.md §1-3 and §5.1: list pages
+``Site.handle(request) -> Response`` implements docs/sipp.md §1-3 and §5.1: list pages
 (all cases, per flow, paging, sort toggling), the ``show_*`` -> 302 -> fixed-URL one-shot
 session value, full pages that warm the PHP session, fragments that lack party labels in a
 never-warmed session, and CodeIgniter's 404.

@@ -1,6 +1,6 @@
 """SIPP tokens: ``base64(base64(iv + ciphertext + tag))`` with a random IV on every call.
 
-Like CodeIgniter's ``Encrypt`` class (docs/sipp-site.md §1.4) a token is new on every render but
+Like CodeIgniter's ``Encrypt`` class (docs/sipp.md §1.4) a token is new on every render but
 stays valid: the key is derived from the replica's seed, so tokens from an earlier run with the
 same seed still decrypt after a restart. The outer layer is base64 of ASCII base64 text, so a
 token matches ``[A-Za-z0-9]+={0,2}``.
