@@ -20,9 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from reference.sipp_site.testing import running_replica
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-ROOT = Path(__file__).resolve().parent.parent
+from reference.sipp_site.testing import running_replica
+from tests.support.paths import REPO
 
 
 def rss_mib(pid: int) -> float | None:
@@ -71,7 +72,7 @@ def main() -> int:
             "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={opts.concurrency}",
         ]  # fmt: skip
         started = time.monotonic()
-        crawl = subprocess.Popen(cmd, cwd=ROOT)
+        crawl = subprocess.Popen(cmd, cwd=REPO)
         samples: list[tuple[float, int, float]] = []
         while crawl.poll() is None:
             rss = rss_mib(crawl.pid)

@@ -35,10 +35,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from reference.sipp_site.testing import running_replica  # noqa: E402
+from reference.sipp_site.testing import running_replica
 
 TOKEN = re.compile(rb'show_detil/([A-Za-z0-9]+={0,2})"')
 TEMPLATE = re.compile(rb"window\.open\('[^']*(/list_perkara/page/)'\+pageNumber\+'(/[^']+)'")

@@ -39,11 +39,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from reference.sipp_site.testing import UNTHROTTLED_SETTINGS, running_replica  # noqa: E402
+from reference.sipp_site.testing import running_replica
+from tests.support.harvest_run import UNTHROTTLED_SETTINGS
+from tests.support.paths import REPO
 
 COURT = "pn-bench"
 FAST = {**UNTHROTTLED_SETTINGS, "LOG_LEVEL": "INFO", "LOGSTATS_INTERVAL": "600"}
@@ -68,7 +68,7 @@ def crawl(
     t0 = time.perf_counter()
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
-        cmd, cwd=ROOT, capture_output=True, text=True, timeout=max_seconds, check=False
+        cmd, cwd=REPO, capture_output=True, text=True, timeout=max_seconds, check=False
     )
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0
@@ -80,7 +80,7 @@ def crawl(
     only = ["--complete-only"] if not spider_args else []  # tabs=none: no case is complete
     export = subprocess.run(
         [sys.executable, "-m", "scrapy", "export", *only, "-s", f"HARVEST_WORKSPACE={ws}"],
-        cwd=ROOT,
+        cwd=REPO,
         capture_output=True,
         text=True,
         check=True,

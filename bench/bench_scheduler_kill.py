@@ -32,12 +32,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from pipelines.store import ItemStore, ItemStoreError  # noqa: E402
-from reference.sipp_site.testing import UNTHROTTLED_SETTINGS, running_replica  # noqa: E402
+from pipelines.store import ItemStore, ItemStoreError
+from reference.sipp_site.testing import running_replica
+from tests.support.harvest_run import UNTHROTTLED_SETTINGS
+from tests.support.paths import REPO
 
 COURT = "pn-bench"
 FAST = {**UNTHROTTLED_SETTINGS, "LOG_LEVEL": "INFO"}
@@ -78,7 +78,7 @@ def kill_test(
     for _ in range(kills):
         target = harvested(ws) + rng.randint(5, 25)
         with log.open("ab") as out:
-            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + max_seconds
         while proc.poll() is None and harvested(ws) < target and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -86,7 +86,7 @@ def kill_test(
             os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     final = subprocess.run(
-        cmd, cwd=ROOT, capture_output=True, text=True, timeout=max_seconds, check=False
+        cmd, cwd=REPO, capture_output=True, text=True, timeout=max_seconds, check=False
     )
     reason = re.findall(r"Spider closed \((\w+)\)", final.stderr)
     filtered = re.findall(

@@ -31,9 +31,11 @@ from pathlib import Path
 
 from scrapy import Request, Spider
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
+
+from harvest.meta import META_COOKIEJAR, META_GROUP, META_KEY, META_RID
+from tests.support.paths import REPO
+
 COURT = "pn-bench"
 _INSERT = (
     "INSERT INTO requests (key, kind, court, group_key, status, priority, method, url, request,"
@@ -56,9 +58,9 @@ def _request(i: int) -> Request:
         callback=BenchSpider().parse_case,
         priority=10 if i % 3 else 20,
         meta={
-            "harvest_key": f"case|{COURT}|{number}",
-            "harvest_group": f"{COURT}|{number}",
-            "cookiejar": f"{COURT}|{number}",
+            META_KEY: f"case|{COURT}|{number}",
+            META_GROUP: f"{COURT}|{number}",
+            META_COOKIEJAR: f"{COURT}|{number}",
             "sipp_case_raw": number,
         },
     )
@@ -66,7 +68,8 @@ def _request(i: int) -> Request:
 
 def build_state(ws: Path, rows: int) -> float:
     """Write ``rows`` pending rows through the store's schema, in big transactions."""
-    from extensions.sqlite_store import SqliteRequestStore, utc_now
+    from extensions.sqlite_store import SqliteRequestStore
+    from harvest.clock import utc_now
 
     ws.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -85,7 +88,7 @@ def build_state(ws: Path, rows: int) -> float:
         key, group = f"case|{COURT}|{number}", f"{COURT}|{number}"
         url = f"http://127.0.0.1:8800/show_detil/{i:012d}TOKENTOKENTOKENTOKEN"
         priority = 10 if i % 3 else 20
-        meta = {"harvest_key": key, "harvest_group": group, "cookiejar": group}
+        meta = {META_KEY: key, META_GROUP: group, META_COOKIEJAR: group}
         meta["sipp_case_raw"] = number
         d = dict(template, url=url, meta=meta, priority=priority)
         blob = pickle.dumps(d, protocol=4)
@@ -127,12 +130,12 @@ def child_harvest(ws: str, dispatch: int) -> None:
     got = 1
     # keep the dispatched ones "in flight" with groups, like a crawl with 16 slots would not:
     # finish each right away so the loop keeps dispatching
-    rid = first.meta["harvest_rid"]
+    rid = first.meta[META_RID]
     s._finish(rid, ok=True)
     while got < dispatch:
         r = s.next_request()
         assert r is not None
-        s._finish(r.meta["harvest_rid"], ok=True)
+        s._finish(r.meta[META_RID], ok=True)
         got += 1
     t_done = time.perf_counter()
     s.close("finished")
@@ -178,7 +181,7 @@ def child_memory(rows: int) -> None:
 
 def run_child(*args: str) -> dict[str, float]:
     proc = subprocess.run(
-        [sys.executable, __file__, *args], cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, __file__, *args], cwd=REPO, capture_output=True, text=True, check=False
     )
     if proc.returncode != 0:
         raise SystemExit(f"child {args} failed:\n{proc.stderr[-3000:]}")
@@ -220,7 +223,7 @@ def main() -> None:
         t0 = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-m", "scrapy", "status", "--json", "-s", f"HARVEST_WORKSPACE={ws}"],
-            cwd=ROOT,
+            cwd=REPO,
             capture_output=True,
             text=True,
             check=True,
@@ -228,7 +231,7 @@ def main() -> None:
         t_cmd = time.perf_counter() - t0
         t0 = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "scrapy", "version"], cwd=ROOT, capture_output=True, check=True
+            [sys.executable, "-m", "scrapy", "version"], cwd=REPO, capture_output=True, check=True
         )
         t_noop = time.perf_counter() - t0
         totals = json.loads(proc.stdout)["totals"]

@@ -28,7 +28,6 @@ import hashlib
 import http.client
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -38,14 +37,13 @@ import tracemalloc
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-import ship  # noqa: E402
-from pipelines.store import ItemStore  # noqa: E402
-
-PY = sys.executable
-TOKEN = "bench-token"
+import ship
+from harvest.workspace import open_private
+from pipelines.store import ItemStore
+from tests.support.ingest import TOKEN, IngestServer, ship_env, start_server
+from tests.support.paths import REPO, SHIP
 
 
 def build(workspace: Path, cases: int) -> list[bytes]:
@@ -82,28 +80,6 @@ def build(workspace: Path, cases: int) -> list[bytes]:
         return [ship.encode(d) for d in store.iter_documents()]
 
 
-class Server:
-    def __init__(self, db: Path) -> None:
-        self.proc = subprocess.Popen(
-            [PY, "-m", "reference.ingest_api", "--port", "0", "--token", TOKEN, "--db", str(db)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if "listening on" not in line:
-            self.proc.kill()
-            raise SystemExit(f"the reference server did not start: {line!r}")
-        self.url = line.split(" on ", 1)[1].strip()
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(timeout=10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-
-
 def post_all(url: str, bodies: list[bytes], results: list[int]) -> None:
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
@@ -117,7 +93,7 @@ def post_all(url: str, bodies: list[bytes], results: list[int]) -> None:
 
 
 def ceiling(db: Path, bodies: list[bytes], connections: int) -> float:
-    server = Server(db)
+    server: IngestServer = start_server(db)
     try:
         slices = [bodies[i::connections] for i in range(connections)]
         results: list[int] = []
@@ -137,14 +113,13 @@ def ceiling(db: Path, bodies: list[bytes], connections: int) -> float:
 
 
 def ship_rate(db: Path, workspace: Path, cases: int) -> tuple[float, str]:
-    server = Server(db)
+    server: IngestServer = start_server(db)
     try:
-        env = {**os.environ, "INGEST_TOKEN": TOKEN}
         start = time.perf_counter()
         result = subprocess.run(
-            [PY, "ship.py", "--workspace", str(workspace), "--endpoint", server.url, "-q"],
-            cwd=ROOT,
-            env=env,
+            [*SHIP, "--workspace", str(workspace), "--endpoint", server.url, "-q"],
+            cwd=REPO,
+            env=ship_env(),
             capture_output=True,
             text=True,
             check=False,
@@ -160,7 +135,7 @@ def ship_rate(db: Path, workspace: Path, cases: int) -> tuple[float, str]:
 
 
 def fsync_cost(path: Path, n: int = 200) -> float:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND)
     try:
         start = time.perf_counter()
         for _ in range(n):

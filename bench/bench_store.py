@@ -31,11 +31,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from harvest.canonical import canonical_json, content_hash  # noqa: E402
-from pipelines.store import ItemStore, merge_document  # noqa: E402
+from harvest.canonical import canonical_json, content_hash
+from pipelines.store import ItemStore, merge_document
 
 COURT = "pa-bench"
 TABS = ("pihak", "jadwal_sidang", "riwayat_perkara", "putusan")

@@ -66,7 +66,7 @@ def api(sock: Path, endpoint: str, data: list[tuple[str, str]] | None = None) ->
 
 def answers(sock: Path) -> bool:
     try:
-        return api(sock, "daemonstatus.json")["status"] == "ok"
+        return bool(api(sock, "daemonstatus.json")["status"] == "ok")
     except OSError:
         return False
 
