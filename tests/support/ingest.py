@@ -138,12 +138,15 @@ class IngestServer:
             self.stopped = True
 
 
-def start_server(db: Path, *extra: str, port: int = 0) -> IngestServer:
-    """Start the server; its stderr goes to ``<db>.log`` (read it when a test fails)."""
+def start_server(db: Path, *extra: str) -> IngestServer:
+    """Start the server on a port of its own choosing; its stderr goes to ``<db>.log``.
+
+    Fault draws are seeded (``--seed 1``; an ``extra`` ``--seed`` comes later and wins).
+    """
     with open(f"{db}.log", "w") as errors:
         proc = subprocess.Popen(
-            [PY, "-m", "reference.ingest_api", "--port", str(port), "--token", TOKEN, "--db",
-             str(db), *extra],
+            [PY, "-m", "reference.ingest_api", "--port", "0", "--token", TOKEN, "--db",
+             str(db), "--seed", "1", *extra],
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=errors,
