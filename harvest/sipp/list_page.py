@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harvest.sipp.exceptions import ParseError
+from harvest.sipp.generic import generic_cell
 from harvest.sipp.html import (
     Element,
     absolute_url,
@@ -26,8 +27,13 @@ from harvest.sipp.html import (
     xpath_elements,
 )
 from harvest.sipp.normalise import clean_text, none_if_empty, parse_date, parse_int
+from harvest.sipp.warnings import warn
 
 PAGE = "list page"
+#: The page name parse warnings of this page carry (harvest.sipp.warnings).
+WARN_PAGE = "list"
+#: ``ListRow.data`` key of the cells of unknown columns: ``[{"label", "value"}]``.
+OTHER_COLUMNS = "lainnya"
 NO_DATA_TEXT = "data tidak ditemukan"
 
 _TOTAL = re.compile(r"Total\s*:\s*([\d.]+)\s*Perkara", re.IGNORECASE)
@@ -105,7 +111,11 @@ _COLUMNS: dict[str, tuple[str, str]] = {
 def parse_list_page(html: str, url: str) -> ListPage:
     """Parse a list page fetched from ``url`` (used to make links absolute).
 
-    Raises :class:`ParseError` when the page has no case table or an unknown column layout.
+    Raises :class:`ParseError` only when the page is no list page (no case table, no header
+    row, a case row without number or link). A column it does not know is kept generically
+    in each row's ``lainnya`` (``[{"label": header as shown, "value": generic cell}]``) with a
+    ``column`` warning; a cell that does not parse as its column's type keeps its text with a
+    ``value`` warning.
     """
     doc = parse_html(html, PAGE)
     table = first(doc, "//table[@id='tablePerkaraAll']")
@@ -113,6 +123,7 @@ def parse_list_page(html: str, url: str) -> ListPage:
         raise ParseError(f"{PAGE}: no table#tablePerkaraAll in the page from {url}")
     title = text(first(doc, "//div[@id='pageTitle']"))
     header: list[str] | None = None
+    shown: list[str] = []
     out_rows: list[ListRow] = []
     no_data = False
     for tr in rows(table):
@@ -124,14 +135,14 @@ def parse_list_page(html: str, url: str) -> ListPage:
             if texts[0].lower() != "no":
                 raise ParseError(f"{PAGE}: first row of #tablePerkaraAll is not a header: {texts}")
             header = [t.lower() for t in texts]
-            unknown = [h for h in header if h not in _COLUMNS]
-            if unknown:
-                raise ParseError(f"{PAGE}: unknown list columns {unknown} in {url}")
+            shown = texts
+            for label in (t for t in texts if t.lower() not in _COLUMNS):
+                warn(WARN_PAGE, label, "column")
             continue
         if clean_text(" ".join(texts)).lower() == NO_DATA_TEXT:
             no_data = True
             continue
-        out_rows.append(_parse_row(header, tds, url))
+        out_rows.append(_parse_row(header, shown, tds, url))
     if header is None:
         raise ParseError(f"{PAGE}: #tablePerkaraAll has no header row ({url})")
     return ListPage(
@@ -144,7 +155,7 @@ def parse_list_page(html: str, url: str) -> ListPage:
     )
 
 
-def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
+def _parse_row(header: list[str], shown: list[str], tds: list[Element], url: str) -> ListRow:
     if len(tds) != len(header):
         raise ParseError(
             f"{PAGE}: a row has {len(tds)} cells, the header {len(header)}: "
@@ -152,9 +163,11 @@ def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
         )
     data: dict[str, Any] = {}
     detail_url = ""
-    for name, td in zip(header, tds, strict=True):
-        key, kind = _COLUMNS[name]
-        if kind == "skip":
+    for name, label, td in zip(header, shown, tds, strict=True):
+        key, kind = _COLUMNS.get(name, ("", "other"))
+        if kind == "other":
+            data.setdefault(OTHER_COLUMNS, []).append({"label": label, "value": generic_cell(td)})
+        elif kind == "skip":
             continue
         if kind == "link":
             hrefs = [str(a.get("href", "")) for a in xpath_elements(td, ".//a[@href]")]
@@ -163,18 +176,21 @@ def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
         elif kind == "raw":
             data[key] = raw_text(td)
         elif kind == "date":
-            data[key] = _date(text(td), name)
+            data[key] = _date(text(td), label)
         elif kind == "days":
-            data[key] = _days(text(td))
+            data[key] = _days(text(td), label)
         elif kind == "parties":
             data[key] = parse_party_cell(td)
         elif kind == "seri_bayar":
-            seri, _, bayar = text(td).partition(" / ")
-            data["nomor_seri_tilang"] = none_if_empty(seri)
-            data["nomor_pembayaran"] = none_if_empty(bayar)
+            # perkara_list.php:64: ``nomorTilang<br/>nomorPembayaran``
+            parts = lines(td)
+            if len(parts) == 1 and " / " in parts[0]:
+                parts = parts[0].split(" / ", 1)
+            data["nomor_seri_tilang"] = none_if_empty(parts[0]) if parts else None
+            data["nomor_pembayaran"] = none_if_empty(" ".join(parts[1:]))
         elif kind == "date_room":
             parts = lines(td)
-            data["tanggal_sidang"] = _date(parts[0], name) if parts else None
+            data["tanggal_sidang"] = _date(parts[0], label) if parts else None
             data["ruang_sidang"] = " ".join(parts[1:]) or None
         else:
             data[key] = none_if_empty(text(td))
@@ -234,19 +250,22 @@ def parse_party_cell(td: Element) -> list[dict[str, Any]]:
     return sides
 
 
-def _days(value: str) -> int | None:
-    """``21 Hari`` -> 21."""
+def _days(value: str, column: str) -> int | str | None:
+    """``21 Hari`` -> 21; another text is kept as shown, with a ``value`` warning."""
     try:
         return parse_int(value)
-    except ValueError as e:
-        raise ParseError(f"{PAGE}: Lama Proses {value!r} is not a number of days") from e
+    except ValueError:
+        warn(WARN_PAGE, column, "value")
+        return value
 
 
 def _date(value: str, column: str) -> str | None:
+    """An ISO date; a text that is no date is kept as shown, with a ``value`` warning."""
     try:
         return parse_date(value)
-    except ValueError as e:
-        raise ParseError(f"{PAGE}: column {column!r} holds {value!r}, not a date") from e
+    except ValueError:
+        warn(WARN_PAGE, column, "value")
+        return value
 
 
 def _total_cases(doc: Element, html: str) -> int | None:

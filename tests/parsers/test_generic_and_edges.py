@@ -7,6 +7,7 @@ import pytest
 from harvest.sipp import ParseError, page_error, parse_detail_page, parse_generic, parse_tab
 from harvest.sipp.detail_page import parse_data_umum
 from harvest.sipp.html import long_text, parse_html
+from harvest.sipp.warnings import ParseWarning, collect_warnings
 
 from .conftest import read_fixture
 
@@ -122,9 +123,11 @@ def test_data_umum_error_labels_alternate_party_and_kuasa_when_cells_are_empty()
     assert du["kuasa"] == [{"label": "Error, Pihak Not Found!!!", "rows": []}]
 
 
-def test_data_umum_bad_money_is_a_parse_error():
-    with pytest.raises(ParseError, match="Nilai Sengketa"):
-        _data_umum(_row("Nilai Sengketa(Rp)", "sekitar satu juta"))
+def test_data_umum_bad_money_is_kept_as_text_with_a_value_warning():
+    with collect_warnings() as warnings:
+        du = _data_umum(_row("Nilai Sengketa(Rp)", "sekitar satu juta"))
+    assert du["nilai_sengketa"] == "sekitar satu juta"
+    assert warnings == [ParseWarning("detail", "Nilai Sengketa(Rp)", "value")]
 
 
 def test_detail_page_without_header_or_data_umum():
@@ -294,15 +297,9 @@ def test_data_umum_information_table_is_kept_not_taken_for_a_party():
     )
     assert "pihak" not in du
     assert "kuasa" not in du
-    assert du["lainnya"] == [
-        {
-            "label": "Informasi",
-            "value": {
-                "text": "",
-                "tables": [
-                    [["Tanggal Kejadian", "1 Mei 2024", "Nomor Surat Dakwaan", "DAK/12/V/2024"]]
-                ],
-            },
-        }
-    ]
+    assert "lainnya" not in du
+    assert du["informasi"] == {
+        "tanggal_kejadian": "2024-05-01",
+        "nomor_surat_dakwaan": "DAK/12/V/2024",
+    }
     assert du["gugatan"] == "Membatalkan keputusan;\nMenghukum Tergugat."

@@ -4,6 +4,7 @@ import pytest
 
 from harvest.sipp import ListRow, MenuEntry, ParseError, parse_list_page
 from harvest.sipp.list_page import listing_url
+from harvest.sipp.warnings import ParseWarning, collect_warnings
 
 BASE = "https://sipp.pa-metro.go.id/"
 TOKEN_1 = (
@@ -168,10 +169,15 @@ def test_page_without_case_table_is_a_parse_error():
         parse_list_page("<html><body><p>hello</p></body></html>", BASE)
 
 
-def test_unknown_column_is_a_parse_error(real_list_html):
-    html = real_list_html.replace("<td>Link</td>", "<td>Tautan Baru</td>")
-    with pytest.raises(ParseError, match="unknown list columns"):
-        parse_list_page(html, BASE)
+def test_unknown_column_is_kept_generically_with_a_warning(real_list_html):
+    html = real_list_html.replace(">Status Perkara</td>", ">Status Terakhir</td>")
+    with collect_warnings() as warnings:
+        page = parse_list_page(html, BASE)
+    assert warnings == [ParseWarning("list", "Status Terakhir", "column")]
+    first = page.rows[0].data
+    assert "status_perkara" not in first
+    assert first["lainnya"] == [{"label": "Status Terakhir", "value": "Sidang pertama"}]
+    assert len(page.rows) == 20
 
 
 def test_empty_body_is_a_parse_error():
