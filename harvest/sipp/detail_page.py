@@ -297,9 +297,13 @@ _PARTY_WORDS = frozenset(
     {
         "penggugat", "tergugat", "pemohon", "termohon", "terdakwa", "penuntut", "anak",
         "korban", "pelawan", "terlawan", "tersangka", "oditur", "intervensi", "pelanggar",
-        "debitur", "kreditur", "kuasa", "pihak",
+        "debitur", "kreditur", "kuasa", "pihak", "penasihat", "penasehat", "hukum", "pengacara",
+        "advokat", "terperiksa",
     }
 )  # fmt: skip
+#: Words of a lawyer row's label (``getStatusPihak(.., 7 | 8 | 10)``: ``Kuasa Hukum Penggugat``,
+#: ``Penasihat Hukum Terdakwa``), which tell an empty kuasa cell from an empty party cell.
+_KUASA_WORDS = frozenset({"kuasa", "penasihat", "penasehat", "hukum", "pengacara", "advokat"})
 
 
 def _is_names_table(table: Element) -> bool:
@@ -318,7 +322,7 @@ def _party_row_kind(label: str, nested: Element | None, last: str) -> str:
     if nested is not None:
         header = [h.lower() for h in _header_texts(nested)]
         return "kuasa" if "nama pihak" in header else "pihak"
-    if "kuasa" in label.lower():
+    if _KUASA_WORDS.intersection(re.findall(r"[a-z]+", label.lower())):
         return "kuasa"
     if label == PIHAK_NOT_FOUND and last == "pihak":
         return "kuasa"

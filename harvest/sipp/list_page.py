@@ -169,7 +169,7 @@ def _parse_row(header: list[str], shown: list[str], tds: list[Element], url: str
             data.setdefault(OTHER_COLUMNS, []).append({"label": label, "value": generic_cell(td)})
         elif kind == "skip":
             continue
-        if kind == "link":
+        elif kind == "link":
             hrefs = [str(a.get("href", "")) for a in xpath_elements(td, ".//a[@href]")]
             detail = [h for h in hrefs if "show_detil" in h] or hrefs
             detail_url = absolute_url(url, detail[0]) if detail else ""
