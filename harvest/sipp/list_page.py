@@ -41,6 +41,7 @@ _TOTAL_PAGE_VAR = re.compile(r"var\s+totalPage\s*=\s*['\"]?(\d+)['\"]?")
 _PAGE_TEMPLATE = re.compile(
     r"window\.open\(\s*'([^']*?/page/)'\s*\+\s*pageNumber\s*\+\s*'([^']*)'", re.IGNORECASE
 )
+_END_BR = re.compile(r"</br\s*>", re.IGNORECASE)
 _LIST_LINK = re.compile(r"^(?P<root>.*?/list_perkara)/(?P<rest>[^?#]+)$")
 
 
@@ -117,7 +118,9 @@ def parse_list_page(html: str, url: str) -> ListPage:
     ``column`` warning; a cell that does not parse as its column's type keeps its text with a
     ``value`` warning.
     """
-    doc = parse_html(html, PAGE)
+    # perkara_list.php:125/131 print ``label:</br>names``; libxml2 drops a ``</br>`` end tag
+    # (browsers read it as ``<br>``), which would glue the label to the first name.
+    doc = parse_html(_END_BR.sub("<br/>", html), PAGE)
     table = first(doc, "//table[@id='tablePerkaraAll']")
     if table is None:
         raise ParseError(f"{PAGE}: no table#tablePerkaraAll in the page from {url}")
@@ -290,7 +293,12 @@ def _menu(doc: Element, url: str) -> list[MenuEntry]:
     entries: list[MenuEntry] = []
     seen: set[str] = set()
     for a in xpath_elements(doc, "//div[contains(@class, 'cssmenu')]//a[@href]"):
-        href = absolute_url(url, str(a.get("href", "")))
+        raw = str(a.get("href", "")).strip()
+        if not raw or raw.startswith("#"):
+            # a group heading (menu.php:58 prints '#'): on a flow page it would resolve to the
+            # page's own /type/ URL and be taken for a listing
+            continue
+        href = absolute_url(url, raw)
         listing = listing_url(href)
         if listing is None or listing in seen:
             continue
