@@ -285,7 +285,7 @@ class Site:
         ]
         if alur_id is None:
             title = "DATA SELURUH PERKARA"
-            enc = self.codec.encrypt("var_id=;var_tahapan=;")
+            enc = self.codec.encrypt("var_id=-1;var_tahapan=10;")
         else:
             title = "DAFTAR PERKARA " + self.court.flow_title(alur_id).upper()
             enc = self.codec.encrypt(f"var_id={alur_id};var_tahapan=10;")

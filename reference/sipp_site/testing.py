@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/)")
+_LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/\S*)")
 STARTUP_TIMEOUT = 60.0
 
 #: Scrapy settings for crawling the replica (``-s NAME=VALUE``): it is ours, so no politeness
