@@ -200,3 +200,16 @@ def test_http_links_on_an_https_page_are_upgraded(real_list_html):
         "http://sipp.pa-metro.go.id/show_detil/", "http://mirror.example/show_detil/"
     )
     assert parse_list_page(other, BASE).rows[0].detail_url.startswith("http://mirror.example/")
+
+
+def test_unknown_column_reaches_the_case_part(real_list_html):
+    from harvest.sipp import case_part_data
+    from harvest.sipp.detail_page import DetailPage
+
+    html = real_list_html.replace(">Status Perkara</td>", ">Status Terakhir</td>")
+    row = parse_list_page(html, BASE).rows[0]
+    detail = DetailPage(row.nomor_perkara, {"header": {}, "data_umum": {}}, [])
+    part = case_part_data("pa-metro", row, detail)
+    assert part["list_row"]["lainnya"] == [{"label": "Status Terakhir", "value": "Sidang pertama"}]
+    assert "status_perkara" not in part["list_row"]
+    assert "lama_proses" not in part["list_row"]
