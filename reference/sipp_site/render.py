@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from .court import LABEL_ERROR, TODAY, Court, MenuEntry
+from .court import LABEL_ERROR, Court, MenuEntry
 from .formats import (
     count_id,
     date_dmy,
@@ -295,7 +295,9 @@ def row_cells(case: Case, tilang: bool = False) -> str:
     if tilang:
         t = case.extra["tilang"]
         sidang: dt.date = t["sidang"]
-        when = date_en(sidang) + "<br/>" + e(t["ruang"]) if sidang <= TODAY else "-"
+        # perkara_list.php:57/67: the first hearing's date (set when it is scheduled, so also
+        # an upcoming one) and the room
+        when = date_en(sidang) + "<br/>" + e(t["ruang"])
         # perkara_list.php:58-68: seri and plate without spaces, ``seri<br/>bayar``
         return (
             f"<td>{e(case.nomor_perkara_raw)}</td>"
