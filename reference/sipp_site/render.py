@@ -248,6 +248,10 @@ class ListPage:
     sync: str | None = None
     #: the paging route: ``list_perkara/page/`` or ``list_perkara/search_detail/page/``
     pager_path: str = "list_perkara/page/"
+    #: a keyword search (list_perkara.php search): the keyword as typed, shown in the box, and
+    #: its token, which the paging/sort/print URLs carry instead of ``key``
+    keyword: str = ""
+    keyword_enc: str = "key"
 
 
 def _pagination(page: int, pages: int, element_id: str) -> str:
@@ -371,7 +375,7 @@ def list_page(shell: Shell, page: ListPage) -> str:
         cssStyle: 'light-theme',
         currentPage:page,
         onPageClick: function(pageNumber){{
-            window.open('{b}{page.pager_path}'+pageNumber+'/{enc}/key/col/2','_self')
+            window.open('{b}{page.pager_path}'+pageNumber+'/{enc}/{page.keyword_enc}/col/2','_self')
         	}}
         }});"""
         for sel in ("selector", "selector_bottom")
@@ -392,7 +396,7 @@ def list_page(shell: Shell, page: ListPage) -> str:
 <hr class="thick-line" style="clear:both;">
 <div id="left">
 	<form action="{b}list_perkara/search" method="post" accept-charset="utf-8">
-		<input name="search_keyword" value="" id="search-box" size="50" placeholder="  Ketik kata kunci  " type="text">
+		<input name="search_keyword" value="{e(page.keyword)}" id="search-box" size="50" placeholder="  Ketik kata kunci  " type="text">
 		<input name="enc" value="{enc}" type="hidden">
 		<span></span>
 		<input name="" value="Cari" id="search-btn1" type="submit">
@@ -424,13 +428,13 @@ def list_page(shell: Shell, page: ListPage) -> str:
 </div>
 <script type="text/javascript">
 	function sorting(col){{
-		window.open('{b}list_perkara/sort/'+col+'/{enc}/key','_self')
+		window.open('{b}list_perkara/sort/'+col+'/{enc}/{page.keyword_enc}','_self')
 	}}
 		function searchDetilShow(){{
 		popup_form('{b}search/{enc}');
 	}}
 	$('#cetak_perkara_list').click(function(){{
-		window.open('{b}perkara_list_cetak/cetak/1/{enc}/key','_self')
+		window.open('{b}perkara_list_cetak/cetak/1/{enc}/{page.keyword_enc}','_self')
 	}});
 	function popup_informasi(){{	
 		popup_form('{b}detil_perkara/informasi');

@@ -239,6 +239,11 @@ class Site:
             if len(rest) >= 3:
                 enc = rest[2]
                 alur_id = self._flow_of(enc)
+            if len(rest) >= 4 and rest[3] != "key":
+                # a page of a keyword search: list_perkara/page/<n>/<enc>/<keyword token>/...
+                keyword = self.codec.decrypt(rest[3])
+                if keyword:
+                    return self._keyword_page(base, session, keyword, page)
         elif rest[0] == "search_detail" and len(rest) >= 3 and rest[1] == "page":
             page = max(int(rest[2]), 1) if rest[2].isdigit() else 1
             return self._render_search(base, session, ci, page)
@@ -273,6 +278,7 @@ class Site:
         indices: list[int] | None = None,
         total: int | None = None,
         pager_path: str = "list_perkara/page/",
+        keyword: str = "",
     ) -> Response:
         session.warm = True
         if indices is None:
@@ -302,6 +308,8 @@ class Site:
                 tilang=tilang,
                 sync=sync,
                 pager_path=pager_path,
+                keyword=keyword,
+                keyword_enc=self.codec.encrypt(keyword) if keyword else "key",
             ),
         )
         return Response.html(html, full_page=True)
@@ -312,13 +320,26 @@ class Site:
         keyword = " ".join((form.get("search_keyword") or [""])[0].split())
         if not keyword:
             return self._render_list(base, session, None, 1, False)
+        return self._keyword_page(base, session, keyword, 1)
+
+    def _keyword_page(self, base: str, session: PhpSession, keyword: str, page: int) -> Response:
+        """One page of a keyword search: the keyword is shown in the box and carried
+        (encrypted) by the paging URLs, as list_perkara.php/body.php print it."""
         hits = [
             i
             for i in range(len(self.data) - 1, -1, -1)
             if keyword.lower() in self._number(i).lower()
         ]
+        start = (page - 1) * ROWS_PER_PAGE
         return self._render_list(
-            base, session, None, 1, False, indices=hits[:ROWS_PER_PAGE], total=len(hits)
+            base,
+            session,
+            None,
+            page,
+            False,
+            indices=hits[start : start + ROWS_PER_PAGE],
+            total=len(hits),
+            keyword=keyword,
         )
 
     def _search_detail(

@@ -58,3 +58,23 @@ def test_military_and_ptun_courts_render_their_branches() -> None:
     assert "petitum" not in case.case_data["data_umum"]
     assert "nilai_sengketa" not in case.case_data["data_umum"]
     assert all(t["slug"] != "mediasi" for i in range(len(ptun)) for t in ptun.case(i).tab_list)
+
+
+def test_keyword_search_shows_the_keyword_and_pages_through_the_hits() -> None:
+    from harvest.sipp import parse_list_page
+
+    with running_replica(cases=300, seed=5) as rep, requests.Session() as http:
+        first = http.post(rep.url + "list_perkara/search", data={"search_keyword": "Pid.B"})
+        assert 'name="search_keyword" value="Pid.B"' in first.text
+        page1 = parse_list_page(first.text, rep.url + "list_perkara/search")
+        assert page1.total_cases is not None
+        assert page1.total_cases > 20
+        assert all("/Pid.B/" in r.nomor_perkara for r in page1.rows)
+        assert page1.page_url_template is not None
+        assert "/key/" not in page1.page_url_template
+        second = http.get(page1.page_url_template.format(page=2))
+        page2 = parse_list_page(second.text, second.url)
+        assert page2.total_cases == page1.total_cases
+        assert page2.rows
+        assert all("/Pid.B/" in r.nomor_perkara for r in page2.rows)
+        assert not {r.nomor_perkara for r in page1.rows} & {r.nomor_perkara for r in page2.rows}
