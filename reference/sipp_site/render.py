@@ -395,7 +395,7 @@ def list_page(shell: Shell, page: ListPage) -> str:
 <link rel="stylesheet" type="text/css" href="{b}resources/css/simplePagination.css">
 <hr class="thick-line" style="clear:both;">
 <div id="left">
-	<form action="{b}list_perkara/search" method="post" accept-charset="utf-8">
+	<form action="{b}{page.pager_path.removesuffix("page/")}search" method="post" accept-charset="utf-8">
 		<input name="search_keyword" value="{e(page.keyword)}" id="search-box" size="50" placeholder="  Ketik kata kunci  " type="text">
 		<input name="enc" value="{enc}" type="hidden">
 		<span></span>

@@ -279,6 +279,7 @@ class Site:
         total: int | None = None,
         pager_path: str = "list_perkara/page/",
         keyword: str = "",
+        title: str | None = None,
     ) -> Response:
         session.warm = True
         if indices is None:
@@ -289,7 +290,9 @@ class Site:
             (self._cells(i, tilang), self.codec.encrypt(str(self.data.id_perkara(i))))
             for i in indices
         ]
-        if alur_id is None:
+        if title is not None:
+            enc = self.codec.encrypt("var_id=-1;var_tahapan=10;")
+        elif alur_id is None:
             title = "DATA SELURUH PERKARA"
             enc = self.codec.encrypt("var_id=-1;var_tahapan=10;")
         else:
@@ -393,6 +396,9 @@ class Site:
             indices=indices,
             total=total,
             pager_path="list_perkara/search_detail/page/",
+            # list_perkara.php:159-165: the session holds the posted enc's plaintext
+            # ("var_id=...;var_tahapan=10;"), which is no flow id, so getJenisPerkara finds none
+            title="DAFTAR PERKARA ALUR PERKARA TIDAK DITEMUKAN",
         )
 
     def _number(self, index: int) -> str:
