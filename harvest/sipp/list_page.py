@@ -77,7 +77,9 @@ class ListPage:
     the JS ``var totalPage`` when the total line is missing); pages = ceil(total / 20).
     ``page_url_template`` is the absolute paging URL with ``{page}`` where the number goes.
     ``no_data`` is true when the table holds the ``Data Tidak diTemukan`` row (or no case row
-    at all): past the last page, or an empty listing.
+    at all): past the last page, or an empty listing. ``pembaharuan_data`` is the court's last
+    sync as the total line shows it (``Rabu, 19 Juni 2024 17:05:12 WIB``), ``None`` when the
+    line says ``tanggal gagal dimuat`` (body.php:7-16) or is missing.
     """
 
     title: str
@@ -86,6 +88,7 @@ class ListPage:
     page_url_template: str | None
     menu: list[MenuEntry]
     no_data: bool
+    pembaharuan_data: str | None = None
 
 
 # Header text (lower case, whitespace collapsed) -> key in ListRow.data and how to read it.
@@ -151,6 +154,7 @@ def parse_list_page(html: str, url: str) -> ListPage:
     return ListPage(
         title=title,
         rows=out_rows,
+        pembaharuan_data=_synced(doc),
         total_cases=_total_cases(doc, html),
         page_url_template=_page_url_template(html, url),
         menu=_menu(doc, url),
@@ -269,6 +273,20 @@ def _date(value: str, column: str) -> str | None:
     except ValueError:
         warn(WARN_PAGE, column, "value")
         return value
+
+
+_SYNCED = re.compile(r"Pembaharuan Data\s*:\s*(.*?)\s*,\s*Total\s*:", re.IGNORECASE)
+_SYNC_FAILED = "tanggal gagal dimuat"
+
+
+def _synced(doc: Element) -> str | None:
+    line = text(
+        first(doc, "//div[contains(concat(' ', normalize-space(@class), ' '), ' total_perkara ')]")
+    )
+    m = _SYNCED.search(line)
+    if not m or not m.group(1) or m.group(1).lower() == _SYNC_FAILED or m.group(1) == "-":
+        return None
+    return m.group(1)
 
 
 def _total_cases(doc: Element, html: str) -> int | None:

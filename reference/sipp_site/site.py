@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
 from .court import TODAY, Court
-from .formats import date_en
+from .formats import date_id
 from .model import Case, CourtData, number_of
 from .render import (
     ALL_TAB_ROUTES,
@@ -298,7 +298,8 @@ class Site:
         else:
             title = "DAFTAR PERKARA " + self.court.flow_title(alur_id).upper()
             enc = self.codec.encrypt(f"var_id={alur_id};var_tahapan=10;")
-        sync = None if self.court.variant == "pa" else f"{date_en(TODAY)} 06:00:01"
+        # header.php:8-17: convertDayDate(date) time zonaWaktu; the PA court has no sync row
+        sync = None if self.court.variant == "pa" else f"{date_id(TODAY)} 06:00:01 WIB"
         html = list_page(
             self._shell(base),
             ListPage(

@@ -6,6 +6,10 @@ from harvest.sipp import ListRow, MenuEntry, ParseError, parse_list_page
 from harvest.sipp.list_page import listing_url
 from harvest.sipp.warnings import ParseWarning, collect_warnings
 
+from .conftest import FIXTURES
+
+GOLDEN = FIXTURES / "golden"
+
 BASE = "https://sipp.pa-metro.go.id/"
 TOKEN_1 = (
     "TThOTURDa1pCbWJDUFd3cDBKajI3VUw2ZUVlMVV6bUVsTCtUbUpGYVFVc3ZpcXdVcVpLeHRLMms1RFV3dGZjZHZPNHBt"
@@ -213,3 +217,11 @@ def test_unknown_column_reaches_the_case_part(real_list_html):
     assert part["list_row"]["lainnya"] == [{"label": "Status Terakhir", "value": "Sidang pertama"}]
     assert "status_perkara" not in part["list_row"]
     assert "lama_proses" not in part["list_row"]
+
+
+def test_the_sync_date_of_the_total_line():
+    html = (GOLDEN / "list-pn-all-cases" / "page.html").read_text(encoding="utf-8")
+    page = parse_list_page(html, "http://sipp.pn-contoh.go.id/list_perkara")
+    assert page.pembaharuan_data == "Rabu, 19 Juni 2024 17:05:12 WIB"
+    failed = (GOLDEN / "list-pn-search-sync-failed" / "page.html").read_text(encoding="utf-8")
+    assert parse_list_page(failed, "http://sipp.pn-contoh.go.id/").pembaharuan_data is None
