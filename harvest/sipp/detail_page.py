@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harvest.sipp.exceptions import ParseError
-from harvest.sipp.generic import generic_cell
+from harvest.sipp.generic import generic_cell, generic_table
 from harvest.sipp.html import (
     Element,
     absolute_url,
@@ -242,13 +242,16 @@ def parse_data_umum(table: Element) -> dict[str, Any]:
         ):
             kind = _party_row_kind(label, nested, last_party_kind)
             last_party_kind = kind
+            entry: dict[str, Any]
             if kind == "pihak":
                 names = _column(nested, "nama") if nested is not None else []
-                out.setdefault("pihak", []).append({"label": label, "nama": names})
+                entry = {"label": label, "nama": names}
+                out.setdefault("pihak", []).append(entry)
             else:
-                out.setdefault("kuasa", []).append(
-                    {"label": label, "rows": _kuasa_rows(nested) if nested is not None else []}
-                )
+                entry = {"label": label, "rows": _kuasa_rows(nested) if nested is not None else []}
+                out.setdefault("kuasa", []).append(entry)
+            if nested is not None:
+                _keep_unknown_columns(entry, label, nested, kind)
             continue
         if key_kind is None:
             warn(WARN_PAGE, label, "row")
@@ -327,6 +330,25 @@ def _party_row_kind(label: str, nested: Element | None, last: str) -> str:
     if label == PIHAK_NOT_FOUND and last == "pihak":
         return "kuasa"
     return "pihak"
+
+
+#: The columns data_umum.php prints in a party / lawyer table.
+_KNOWN_COLUMNS = {
+    "pihak": frozenset({"no", "nama", "penahanan"}),
+    "kuasa": frozenset({"no", "nama", "nama pihak"}),
+}
+
+
+def _keep_unknown_columns(entry: dict[str, Any], label: str, table: Element, kind: str) -> None:
+    """A party or lawyer table with a column the template does not print: the whole table is
+    kept generically in the entry's ``lainnya`` (rows of cells, header first), with a
+    ``column`` warning per unknown column."""
+    unknown = [h for h in _header_texts(table) if h.lower() not in _KNOWN_COLUMNS[kind]]
+    if not unknown:
+        return
+    for column in unknown:
+        warn(WARN_PAGE, f"{label}: {column}", "column")
+    entry[OTHER_ROWS] = generic_table(table)
 
 
 def _header_texts(table: Element) -> list[str]:

@@ -305,3 +305,22 @@ def test_data_umum_information_table_is_kept_not_taken_for_a_party():
         "nomor_surat_dakwaan": "DAK/12/V/2024",
     }
     assert du["gugatan"] == "Membatalkan keputusan;\nMenghukum Tergugat."
+
+
+def test_party_table_with_an_unknown_column_keeps_it():
+    with collect_warnings() as warnings:
+        du = _data_umum(
+            _row(
+                "Tergugat",
+                '<table id="tableinfo"><tr><td>No</td><td>Nama</td><td>Alamat</td></tr>'
+                "<tr><td>1</td><td>SUTINAH</td><td>Jl. Mawar 3</td></tr></table>",
+            )
+        )
+    assert du["pihak"] == [
+        {
+            "label": "Tergugat",
+            "nama": ["SUTINAH"],
+            "lainnya": [["No", "Nama", "Alamat"], ["1", "SUTINAH", "Jl. Mawar 3"]],
+        }
+    ]
+    assert warnings == [ParseWarning("detail", "Tergugat: Alamat", "column")]
