@@ -20,8 +20,9 @@ LIST_ROW_KEYS = frozenset(
         "status_perkara",
     }
 )
-#: Keys every list row must have for it to be the all-cases row the item format describes.
-_ALL_CASES_ROW_KEYS = LIST_ROW_KEYS | {"lama_proses"}
+#: Columns a list row of an unknown layout keeps generically (list_page.OTHER_COLUMNS): kept
+#: in ``list_row`` too, so a modified list loses nothing.
+_OTHER = "lainnya"
 
 
 def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> dict[str, Any]:
@@ -29,14 +30,18 @@ def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> di
     ``nomor_perkara_raw`` (the header cell as shown), ``list_row``, ``header``, ``data_umum``
     and ``tabs`` (``[{"slug", "label", "available"}]``, page order, without Data Umum).
 
-    ``list_row`` is the row as the all-cases list shows it. It is ``None`` when the row is not
-    known (``row is None``) or when the row came from the traffic-ticket list, whose columns
-    are not those of the item format (the registration date, parties and Lama Proses of the
-    all-cases list cannot be rebuilt from it or from the detail page).
+    ``list_row`` is the row as the all-cases list shows it (with ``lainnya`` when the list has
+    columns the parser does not know). It is ``None`` when the row is not known (``row is
+    None``) or when the row came from the traffic-ticket list, whose columns are not those of
+    the item format (it has no Tanggal Register; the registration date, parties and Lama Proses
+    of the all-cases list cannot be rebuilt from it or from the detail page).
     """
     list_row: dict[str, Any] | None = None
-    if row is not None and row.data.keys() >= _ALL_CASES_ROW_KEYS:
-        list_row = {key: row.data[key] for key in row.data if key in LIST_ROW_KEYS}
+    if row is not None and "tanggal_register" in row.data:
+        # the all-cases row (the tilang list has no Tanggal Register column)
+        list_row = {
+            key: row.data[key] for key in row.data if key in LIST_ROW_KEYS or key == _OTHER
+        }
     return {
         "court": court_id,
         "nomor_perkara": normalise_case_number(detail.nomor_perkara),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harvest.sipp.exceptions import ParseError
-from harvest.sipp.generic import generic_cell
+from harvest.sipp.generic import generic_cell, generic_table
 from harvest.sipp.html import (
     Element,
     absolute_url,
@@ -27,8 +27,11 @@ from harvest.sipp.html import (
     xpath_elements,
 )
 from harvest.sipp.normalise import none_if_empty, parse_date, parse_money
+from harvest.sipp.warnings import warn
 
 PAGE = "detail page"
+#: The page name parse warnings of this page carry (harvest.sipp.warnings).
+WARN_PAGE = "detail"
 
 #: Tabs the stock SIPP code lists but cannot serve (docs/sipp-site.md §1.1): never fetched.
 UNAVAILABLE_TAB_SLUGS: frozenset[str] = frozenset({"diversi", "we_kppu"})
@@ -147,10 +150,19 @@ def _header(table: Element) -> dict[str, Any]:
         raise ParseError(f"{PAGE}: header table#tableinfo shows no Nomor Perkara")
     return {
         "nomor_perkara": number,
-        "pihak_1": {"label": text(labels[1]), "nama": lines(values[1])},
-        "pihak_2": {"label": text(labels[2]), "nama": lines(values[2])},
+        "pihak_1": _header_side(labels[1], values[1]),
+        "pihak_2": _header_side(labels[2], values[2]),
         "status_perkara": none_if_empty(text(values[3])),
     }
+
+
+def _header_side(label: Element, value: Element) -> dict[str, Any] | None:
+    """One party column of the header; ``None`` when both cells are empty (the first party of
+    a traffic-ticket case, alur 114: detil_perkara.php prints neither label nor names)."""
+    names = lines(value)
+    if not text(label) and not names:
+        return None
+    return {"label": text(label), "nama": names}
 
 
 # Data Umum row label (lower case) -> (key, kind).
@@ -180,6 +192,26 @@ _DATA_UMUM: dict[str, tuple[str, str]] = {
     "bukti": ("bukti", "text"),
     "pihak dipublikasikan": ("pihak_dipublikasikan", "text"),
     "prodeo": ("prodeo", "text"),
+    # military courts (jenis pengadilan 2): alur 124 rows, and the Informasi grid of the others
+    "berkas dari": ("berkas_dari", "text"),
+    "tanggal kejadian": ("tanggal_kejadian", "date"),
+    "tempat kejadian": ("tempat_kejadian", "text"),
+    "informasi": ("informasi", "informasi"),
+}
+
+#: The military Informasi grid (data_umum.php:119-167): label -> (key, kind), read pairwise.
+_INFORMASI: dict[str, tuple[str, str]] = {
+    "tanggal kejadian": ("tanggal_kejadian", "date"),
+    "nomor surat dakwaan": ("nomor_surat_dakwaan", "text"),
+    "tempat kejadian": ("tempat_kejadian", "text"),
+    "pasal dakwaan": ("pasal_dakwaan", "text"),
+    "tanggal skeppera": ("tanggal_skeppera", "date"),
+    "penyidik militer": ("penyidik_militer", "text"),
+    "nomor skeppera": ("nomor_skeppera", "text"),
+    "nomor bap penyidik militer": ("nomor_bap_penyidik_militer", "text"),
+    "pejabat skeppera": ("pejabat_skeppera", "text"),
+    "tanggal bap penyidik": ("tanggal_bap_penyidik", "date"),
+    "tanggal surat dakwaan": ("tanggal_surat_dakwaan", "date"),
 }
 #: Key for rows this parser has no mapping for: ``[{"label", "value"}]`` (generic cell), so
 #: nothing a page shows is lost.
@@ -210,19 +242,57 @@ def parse_data_umum(table: Element) -> dict[str, Any]:
         ):
             kind = _party_row_kind(label, nested, last_party_kind)
             last_party_kind = kind
+            entry: dict[str, Any]
             if kind == "pihak":
                 names = _column(nested, "nama") if nested is not None else []
-                out.setdefault("pihak", []).append({"label": label, "nama": names})
+                entry = {"label": label, "nama": names}
+                out.setdefault("pihak", []).append(entry)
             else:
-                out.setdefault("kuasa", []).append(
-                    {"label": label, "rows": _kuasa_rows(nested) if nested is not None else []}
-                )
+                entry = {"label": label, "rows": _kuasa_rows(nested) if nested is not None else []}
+                out.setdefault("kuasa", []).append(entry)
+            if nested is not None:
+                _keep_unknown_columns(entry, label, nested, kind)
             continue
         if key_kind is None:
+            warn(WARN_PAGE, label, "row")
             out.setdefault(OTHER_ROWS, []).append({"label": label, "value": generic_cell(value)})
             continue
         key, kind = key_kind
-        out[key] = _value(kind, value, f"Data Umum row {label!r}")
+        if kind == "informasi":
+            out[key] = _informasi(value)
+            continue
+        out[key] = _value(kind, value, label)
+    return out
+
+
+def _informasi(cell: Element) -> dict[str, Any]:
+    """The military Informasi grid: rows of ``label | value | label | value`` cells.
+
+    Every known label gets its key (``null`` when empty); a pair with neither label nor value
+    (the grid's last filler pair) is skipped; an unknown label is kept in ``lainnya``.
+    """
+    out: dict[str, Any] = {}
+    grid = first(cell, ".//table")
+    if grid is None:
+        txt = text(cell)
+        if txt:
+            warn(WARN_PAGE, "Informasi", "value")
+            out[OTHER_ROWS] = [{"label": "", "value": txt}]
+        return out
+    for tr in rows(grid):
+        tds = cells(tr)
+        for k in range(0, len(tds) - 1, 2):
+            label, value = text(tds[k]), tds[k + 1]
+            if not label and not text(value):
+                continue
+            key_kind = _INFORMASI.get(label.lower())
+            if key_kind is None:
+                warn(WARN_PAGE, label, "row")
+                other = {"label": label, "value": generic_cell(value)}
+                out.setdefault(OTHER_ROWS, []).append(other)
+                continue
+            key, kind = key_kind
+            out[key] = _value(kind, value, label)
     return out
 
 
@@ -230,9 +300,13 @@ _PARTY_WORDS = frozenset(
     {
         "penggugat", "tergugat", "pemohon", "termohon", "terdakwa", "penuntut", "anak",
         "korban", "pelawan", "terlawan", "tersangka", "oditur", "intervensi", "pelanggar",
-        "debitur", "kreditur", "kuasa", "pihak",
+        "debitur", "kreditur", "kuasa", "pihak", "penasihat", "penasehat", "hukum", "pengacara",
+        "advokat", "terperiksa",
     }
 )  # fmt: skip
+#: Words of a lawyer row's label (``getStatusPihak(.., 7 | 8 | 10)``: ``Kuasa Hukum Penggugat``,
+#: ``Penasihat Hukum Terdakwa``), which tell an empty kuasa cell from an empty party cell.
+_KUASA_WORDS = frozenset({"kuasa", "penasihat", "penasehat", "hukum", "pengacara", "advokat"})
 
 
 def _is_names_table(table: Element) -> bool:
@@ -251,11 +325,30 @@ def _party_row_kind(label: str, nested: Element | None, last: str) -> str:
     if nested is not None:
         header = [h.lower() for h in _header_texts(nested)]
         return "kuasa" if "nama pihak" in header else "pihak"
-    if "kuasa" in label.lower():
+    if _KUASA_WORDS.intersection(re.findall(r"[a-z]+", label.lower())):
         return "kuasa"
     if label == PIHAK_NOT_FOUND and last == "pihak":
         return "kuasa"
     return "pihak"
+
+
+#: The columns data_umum.php prints in a party / lawyer table.
+_KNOWN_COLUMNS = {
+    "pihak": frozenset({"no", "nama", "penahanan"}),
+    "kuasa": frozenset({"no", "nama", "nama pihak"}),
+}
+
+
+def _keep_unknown_columns(entry: dict[str, Any], label: str, table: Element, kind: str) -> None:
+    """A party or lawyer table with a column the template does not print: the whole table is
+    kept generically in the entry's ``lainnya`` (rows of cells, header first), with a
+    ``column`` warning per unknown column."""
+    unknown = [h for h in _header_texts(table) if h.lower() not in _KNOWN_COLUMNS[kind]]
+    if not unknown:
+        return
+    for column in unknown:
+        warn(WARN_PAGE, f"{label}: {column}", "column")
+    entry[OTHER_ROWS] = generic_table(table)
 
 
 def _header_texts(table: Element) -> list[str]:
@@ -290,18 +383,20 @@ def _kuasa_rows(table: Element) -> list[dict[str, Any]]:
     ]
 
 
-def _value(kind: str, cell: Element, where: str) -> Any:
+def _value(kind: str, cell: Element, label: str) -> Any:
+    """A row's value; a date or amount that does not parse is kept as its text, with a
+    ``value`` warning, never an error (the page is still the page we asked for)."""
     if kind == "raw":
         return raw_text(cell)
     if kind == "long":
         return long_text(cell)
-    if kind == "date":
-        return date_value(text(cell), where)
-    if kind == "money":
+    if kind in ("date", "money"):
+        shown = text(cell)
         try:
-            return parse_money(text(cell))
-        except ValueError as e:
-            raise ParseError(f"{where}: {e}") from e
+            return parse_date(shown) if kind == "date" else parse_money(shown)
+        except ValueError:
+            warn(WARN_PAGE, label, "value")
+            return shown
     return none_if_empty(text(cell))
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harvest.sipp.exceptions import ParseError
+from harvest.sipp.generic import generic_cell
 from harvest.sipp.html import (
     Element,
     absolute_url,
@@ -26,8 +27,13 @@ from harvest.sipp.html import (
     xpath_elements,
 )
 from harvest.sipp.normalise import clean_text, none_if_empty, parse_date, parse_int
+from harvest.sipp.warnings import warn
 
 PAGE = "list page"
+#: The page name parse warnings of this page carry (harvest.sipp.warnings).
+WARN_PAGE = "list"
+#: ``ListRow.data`` key of the cells of unknown columns: ``[{"label", "value"}]``.
+OTHER_COLUMNS = "lainnya"
 NO_DATA_TEXT = "data tidak ditemukan"
 
 _TOTAL = re.compile(r"Total\s*:\s*([\d.]+)\s*Perkara", re.IGNORECASE)
@@ -35,6 +41,7 @@ _TOTAL_PAGE_VAR = re.compile(r"var\s+totalPage\s*=\s*['\"]?(\d+)['\"]?")
 _PAGE_TEMPLATE = re.compile(
     r"window\.open\(\s*'([^']*?/page/)'\s*\+\s*pageNumber\s*\+\s*'([^']*)'", re.IGNORECASE
 )
+_END_BR = re.compile(r"</br\s*>", re.IGNORECASE)
 _LIST_LINK = re.compile(r"^(?P<root>.*?/list_perkara)/(?P<rest>[^?#]+)$")
 
 
@@ -70,7 +77,9 @@ class ListPage:
     the JS ``var totalPage`` when the total line is missing); pages = ceil(total / 20).
     ``page_url_template`` is the absolute paging URL with ``{page}`` where the number goes.
     ``no_data`` is true when the table holds the ``Data Tidak diTemukan`` row (or no case row
-    at all): past the last page, or an empty listing.
+    at all): past the last page, or an empty listing. ``pembaharuan_data`` is the court's last
+    sync as the total line shows it (``Rabu, 19 Juni 2024 17:05:12 WIB``), ``None`` when the
+    line says ``tanggal gagal dimuat`` (body.php:7-16) or is missing.
     """
 
     title: str
@@ -79,6 +88,7 @@ class ListPage:
     page_url_template: str | None
     menu: list[MenuEntry]
     no_data: bool
+    pembaharuan_data: str | None = None
 
 
 # Header text (lower case, whitespace collapsed) -> key in ListRow.data and how to read it.
@@ -105,14 +115,21 @@ _COLUMNS: dict[str, tuple[str, str]] = {
 def parse_list_page(html: str, url: str) -> ListPage:
     """Parse a list page fetched from ``url`` (used to make links absolute).
 
-    Raises :class:`ParseError` when the page has no case table or an unknown column layout.
+    Raises :class:`ParseError` only when the page is no list page (no case table, no header
+    row, a case row without number or link). A column it does not know is kept generically
+    in each row's ``lainnya`` (``[{"label": header as shown, "value": generic cell}]``) with a
+    ``column`` warning; a cell that does not parse as its column's type keeps its text with a
+    ``value`` warning.
     """
-    doc = parse_html(html, PAGE)
+    # perkara_list.php:125/131 print ``label:</br>names``; libxml2 drops a ``</br>`` end tag
+    # (browsers read it as ``<br>``), which would glue the label to the first name.
+    doc = parse_html(_END_BR.sub("<br/>", html), PAGE)
     table = first(doc, "//table[@id='tablePerkaraAll']")
     if table is None:
         raise ParseError(f"{PAGE}: no table#tablePerkaraAll in the page from {url}")
     title = text(first(doc, "//div[@id='pageTitle']"))
     header: list[str] | None = None
+    shown: list[str] = []
     out_rows: list[ListRow] = []
     no_data = False
     for tr in rows(table):
@@ -124,19 +141,20 @@ def parse_list_page(html: str, url: str) -> ListPage:
             if texts[0].lower() != "no":
                 raise ParseError(f"{PAGE}: first row of #tablePerkaraAll is not a header: {texts}")
             header = [t.lower() for t in texts]
-            unknown = [h for h in header if h not in _COLUMNS]
-            if unknown:
-                raise ParseError(f"{PAGE}: unknown list columns {unknown} in {url}")
+            shown = texts
+            for label in (t for t in texts if t.lower() not in _COLUMNS):
+                warn(WARN_PAGE, label, "column")
             continue
         if clean_text(" ".join(texts)).lower() == NO_DATA_TEXT:
             no_data = True
             continue
-        out_rows.append(_parse_row(header, tds, url))
+        out_rows.append(_parse_row(header, shown, tds, url))
     if header is None:
         raise ParseError(f"{PAGE}: #tablePerkaraAll has no header row ({url})")
     return ListPage(
         title=title,
         rows=out_rows,
+        pembaharuan_data=_synced(doc),
         total_cases=_total_cases(doc, html),
         page_url_template=_page_url_template(html, url),
         menu=_menu(doc, url),
@@ -144,7 +162,7 @@ def parse_list_page(html: str, url: str) -> ListPage:
     )
 
 
-def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
+def _parse_row(header: list[str], shown: list[str], tds: list[Element], url: str) -> ListRow:
     if len(tds) != len(header):
         raise ParseError(
             f"{PAGE}: a row has {len(tds)} cells, the header {len(header)}: "
@@ -152,29 +170,34 @@ def _parse_row(header: list[str], tds: list[Element], url: str) -> ListRow:
         )
     data: dict[str, Any] = {}
     detail_url = ""
-    for name, td in zip(header, tds, strict=True):
-        key, kind = _COLUMNS[name]
-        if kind == "skip":
+    for name, label, td in zip(header, shown, tds, strict=True):
+        key, kind = _COLUMNS.get(name, ("", "other"))
+        if kind == "other":
+            data.setdefault(OTHER_COLUMNS, []).append({"label": label, "value": generic_cell(td)})
+        elif kind == "skip":
             continue
-        if kind == "link":
+        elif kind == "link":
             hrefs = [str(a.get("href", "")) for a in xpath_elements(td, ".//a[@href]")]
             detail = [h for h in hrefs if "show_detil" in h] or hrefs
             detail_url = absolute_url(url, detail[0]) if detail else ""
         elif kind == "raw":
             data[key] = raw_text(td)
         elif kind == "date":
-            data[key] = _date(text(td), name)
+            data[key] = _date(text(td), label)
         elif kind == "days":
-            data[key] = _days(text(td))
+            data[key] = _days(text(td), label)
         elif kind == "parties":
             data[key] = parse_party_cell(td)
         elif kind == "seri_bayar":
-            seri, _, bayar = text(td).partition(" / ")
-            data["nomor_seri_tilang"] = none_if_empty(seri)
-            data["nomor_pembayaran"] = none_if_empty(bayar)
+            # perkara_list.php:64: ``nomorTilang<br/>nomorPembayaran``
+            parts = lines(td)
+            if len(parts) == 1 and " / " in parts[0]:
+                parts = parts[0].split(" / ", 1)
+            data["nomor_seri_tilang"] = none_if_empty(parts[0]) if parts else None
+            data["nomor_pembayaran"] = none_if_empty(" ".join(parts[1:]))
         elif kind == "date_room":
             parts = lines(td)
-            data["tanggal_sidang"] = _date(parts[0], name) if parts else None
+            data["tanggal_sidang"] = _date(parts[0], label) if parts else None
             data["ruang_sidang"] = " ".join(parts[1:]) or None
         else:
             data[key] = none_if_empty(text(td))
@@ -234,19 +257,36 @@ def parse_party_cell(td: Element) -> list[dict[str, Any]]:
     return sides
 
 
-def _days(value: str) -> int | None:
-    """``21 Hari`` -> 21."""
+def _days(value: str, column: str) -> int | str | None:
+    """``21 Hari`` -> 21; another text is kept as shown, with a ``value`` warning."""
     try:
         return parse_int(value)
-    except ValueError as e:
-        raise ParseError(f"{PAGE}: Lama Proses {value!r} is not a number of days") from e
+    except ValueError:
+        warn(WARN_PAGE, column, "value")
+        return value
 
 
 def _date(value: str, column: str) -> str | None:
+    """An ISO date; a text that is no date is kept as shown, with a ``value`` warning."""
     try:
         return parse_date(value)
-    except ValueError as e:
-        raise ParseError(f"{PAGE}: column {column!r} holds {value!r}, not a date") from e
+    except ValueError:
+        warn(WARN_PAGE, column, "value")
+        return value
+
+
+_SYNCED = re.compile(r"Pembaharuan Data\s*:\s*(.*?)\s*,\s*Total\s*:", re.IGNORECASE)
+_SYNC_FAILED = "tanggal gagal dimuat"
+
+
+def _synced(doc: Element) -> str | None:
+    line = text(
+        first(doc, "//div[contains(concat(' ', normalize-space(@class), ' '), ' total_perkara ')]")
+    )
+    m = _SYNCED.search(line)
+    if not m or not m.group(1) or m.group(1).lower() == _SYNC_FAILED or m.group(1) == "-":
+        return None
+    return m.group(1)
 
 
 def _total_cases(doc: Element, html: str) -> int | None:
@@ -271,7 +311,12 @@ def _menu(doc: Element, url: str) -> list[MenuEntry]:
     entries: list[MenuEntry] = []
     seen: set[str] = set()
     for a in xpath_elements(doc, "//div[contains(@class, 'cssmenu')]//a[@href]"):
-        href = absolute_url(url, str(a.get("href", "")))
+        raw = str(a.get("href", "")).strip()
+        if not raw or raw.startswith("#"):
+            # a group heading (menu.php:58 prints '#'): on a flow page it would resolve to the
+            # page's own /type/ URL and be taken for a listing
+            continue
+        href = absolute_url(url, raw)
         listing = listing_url(href)
         if listing is None or listing in seen:
             continue

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from .challenge import Challenge
-from .court import make_court
+from .court import VARIANTS, make_court
 from .faults import FAULTS_OFF_LINE, KINDS, FaultConfig, FaultConfigError, FaultPicker
 from .model import CourtData, ModelError, write_truth_file
 from .server import Replica, ServerOptions, serve
@@ -40,7 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--cases", type=int, default=500, help="number of cases (default 500)")
     p.add_argument("--seed", type=int, default=1, help="data seed (default 1)")
-    p.add_argument("--variant", choices=("pn", "pa"), default="pn", help="court kind (default pn)")
+    p.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default="pn",
+        help="court kind: pn, pa, ptun or militer (default pn)",
+    )
+    p.add_argument(
+        "--base-path",
+        default="/",
+        help="serve the site under this path, as a sub-path install does (e.g. /sipp/)",
+    )
     p.add_argument(
         "--court-id", default=None, help="court id in the truth (default pn-replika / pa-replika)"
     )
@@ -107,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ModelError, FaultConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    base_path = "/" + args.base_path.strip("/") + "/" if args.base_path.strip("/") else "/"
     if args.truth is not None:
         n = write_truth_file(data, args.truth)
         print(f"wrote {n} case documents to {args.truth}", flush=True)
@@ -119,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         live_max=args.live_max,
         access_log=args.access_log,
         gzip=not args.no_gzip,
+        base_path=base_path,
     )
     replica = Replica(site, FaultPicker(faults, args.fault_seed), Challenge(codec), options)
     print(

@@ -1,4 +1,5 @@
-"""The replica's courts: PN (general) and PA (religious) variants, their case flows and menus.
+"""The replica's courts: PN (general), PA (religious), PTUN (administrative) and military
+variants, their case flows and menus.
 
 A case flow ("alur perkara", docs/sipp.md §1.3) fixes the case-number code, the party labels,
 the list-page menu entry and which tabs a case can show.
@@ -10,8 +11,15 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "jinayat"]
-Variant = Literal["pn", "pa"]
+Kind = Literal[
+    "pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "jinayat", "tun",
+    "praperadilan", "pendapat",
+]  # fmt: skip
+Variant = Literal["pn", "pa", "ptun", "militer"]
+VARIANTS: tuple[Variant, ...] = ("pn", "pa", "ptun", "militer")
+#: ``sys_config`` 83, ``jenispengadilan`` in the session (header.php:33-38): what data_umum.php
+#: and detil_perkara.php branch on.
+JENIS_PENGADILAN: dict[Variant, int] = {"pn": 1, "militer": 2, "ptun": 3, "pa": 4}
 
 #: The site's "today": the last sync date. Fixed so that the same seed always gives the same data.
 TODAY = dt.date(2024, 6, 19)
@@ -35,6 +43,11 @@ class Alur:
     pihak_2: str
     kuasa_1: str = ""
     kuasa_2: str = ""
+    #: ``getStatusPihak(10, alur, 4)`` / ``(.., 10)``: the fourth party and its lawyers (alur 1)
+    pihak_4: str = ""
+    kuasa_4: str = ""
+    #: ``getStatusPihak(10, alur, 14)``: the suspects of alur 124
+    pihak_14: str = ""
 
     @property
     def criminal(self) -> bool:
@@ -59,15 +72,20 @@ class MenuEntry:
 
 
 PN_ALUR = (
-    Alur(111, "pidana", "Pidana Biasa", "Pid.B", 30, "Penuntut Umum", "Terdakwa"),
-    Alur(118, "anak", "Pidana Anak", "Pid.Sus-Anak", 5, "Penuntut Umum", "Anak"),
+    Alur(111, "pidana", "Pidana Biasa", "Pid.B", 30, "Penuntut Umum", "Terdakwa",
+         kuasa_2="Penasihat Hukum Terdakwa"),
+    Alur(118, "anak", "Pidana Anak", "Pid.Sus-Anak", 5, "Penuntut Umum", "Anak",
+         kuasa_2="Penasihat Hukum Anak"),
     Alur(114, "tilang", "Perkara Lalu Lintas", "Pid.C", 22, "Penuntut Umum", "Terdakwa"),
+    Alur(119, "praperadilan", "Praperadilan", "Pid.Pra", 1, "Pemohon", "Termohon",
+         kuasa_2="Kuasa Hukum Termohon"),
     Alur(
         1, "gugatan", "Perdata Gugatan", "Pdt.G", 20, "Penggugat", "Tergugat",
-        "Kuasa Hukum Penggugat", "Kuasa Hukum Tergugat",
+        "Kuasa Hukum Penggugat", "Kuasa Hukum Tergugat", "Turut Tergugat",
+        "Kuasa Hukum Turut Tergugat",
     ),
     Alur(2, "permohonan", "Perdata Permohonan", "Pdt.P", 14, "Pemohon", "Termohon",
-         "Kuasa Hukum Pemohon"),
+         "Kuasa Hukum Pemohon", "Kuasa Hukum Termohon"),
     Alur(
         8, "sederhana", "Perdata Gugatan Sederhana", "Pdt.G.S", 9, "Penggugat", "Tergugat",
         "Kuasa Hukum Penggugat", "Kuasa Hukum Tergugat",
@@ -80,8 +98,24 @@ PA_ALUR = (
         LABEL_ERROR, LABEL_ERROR,
     ),
     Alur(16, "permohonan", "Perdata Permohonan", "Pdt.P", 34, LABEL_ERROR, LABEL_ERROR,
-         LABEL_ERROR),
-    Alur(122, "jinayat", "Register Perkara Jinayat", "JN", 4, LABEL_ERROR, LABEL_ERROR),
+         LABEL_ERROR, LABEL_ERROR),
+    Alur(122, "jinayat", "Register Perkara Jinayat", "JN", 4, LABEL_ERROR, LABEL_ERROR,
+         kuasa_2=LABEL_ERROR),
+)  # fmt: skip
+
+PTUN_ALUR = (
+    Alur(9, "tun", "Gugatan", "G", 1, "Penggugat", "Tergugat", "Kuasa Hukum Penggugat",
+         "Kuasa Hukum Tergugat"),
+)  # fmt: skip
+
+#: A military court (Dilmil) uses the general criminal flow for its cases (the same templates,
+#: with its own labels) and alur 124 for requests for a legal opinion (Pendapat Ormil &
+#: Pappera); the case numbers are the military form ``12-K/PM.III-16/AD/IV/2024``.
+MILITER_ALUR = (
+    Alur(111, "pidana", "Pidana Militer", "K", 9, "Oditur Militer", "Terdakwa",
+         kuasa_2="Penasihat Hukum"),
+    Alur(124, "pendapat", "Pendapat Hukum", "PH", 1, "Oditur Militer", "Terdakwa",
+         pihak_14="Tersangka"),
 )  # fmt: skip
 
 PN_MENU = (
@@ -125,11 +159,27 @@ PA_MENU = (
     MenuEntry("Laporan", children=(MenuEntry("Statistik Perkara", path="statistik_perkara"),)),
 )
 
+PTUN_MENU = (
+    MenuEntry("Beranda", path="list_perkara"),
+    MenuEntry("Tata Usaha Negara", children=(MenuEntry("Gugatan", alur=9),)),
+    MenuEntry("Jadwal Sidang", path="list_jadwal_sidang"),
+    MenuEntry("Laporan", children=(MenuEntry("Statistik Perkara", path="statistik_perkara"),)),
+)
+
+MILITER_MENU = (
+    MenuEntry("Beranda", path="list_perkara"),
+    MenuEntry(
+        "Pidana Militer",
+        children=(MenuEntry("Pidana Militer", alur=111), MenuEntry("Pendapat Hukum", alur=124)),
+    ),
+    MenuEntry("Jadwal Sidang", path="list_jadwal_sidang"),
+    MenuEntry("Laporan", children=(MenuEntry("Statistik Perkara", path="statistik_perkara"),)),
+)
+
 #: Menu titles of case flows that exist in the menu but never have cases here.
 EMPTY_FLOWS = {
     7: "Perdata Gugatan Bantahan",
     112: "Pidana Singkat",
-    119: "Praperadilan",
     123: "Praperadilan Jinayat",
     125: "Register Perkara Jinayat Anak",
 }
@@ -147,6 +197,22 @@ class Court:
     menu: tuple[MenuEntry, ...]
     #: the town in addresses, offices and rooms
     town: str
+
+    @property
+    def jenis(self) -> int:
+        """``jenispengadilan``: 1 general, 2 military, 3 administrative, 4 religious."""
+        return JENIS_PENGADILAN[self.variant]
+
+    @property
+    def military(self) -> bool:
+        return self.variant == "militer"
+
+    def case_number(self, seq: int, alur: Alur, day: dt.date) -> str:
+        """The case number as registered: ``12/Pid.B/2024/PN Rpk``, the military
+        ``12-K/PM.III-16/AD/IV/2024``."""
+        if self.military:
+            return f"{seq}-{alur.code}/{self.code}/AD/{_ROMAN[day.month - 1]}/{day.year}"
+        return f"{seq}/{alur.code}/{day.year}/{self.code}"
 
     def alur_by_id(self, alur_id: int) -> Alur:
         for alur in self.alur:
@@ -174,8 +240,12 @@ class Court:
         return out
 
 
+_ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
+
+
 def make_court(variant: Variant, court_id: str | None = None) -> Court:
-    """The PN or PA replica court; ``court_id`` defaults to ``pn-replika`` / ``pa-replika``."""
+    """A replica court of ``variant`` (pn, pa, ptun, militer); ``court_id`` defaults to
+    ``<variant>-replika``."""
     if variant == "pn":
         return Court(
             variant="pn",
@@ -196,4 +266,24 @@ def make_court(variant: Variant, court_id: str | None = None) -> Court:
             menu=PA_MENU,
             town="Replika",
         )
-    raise ValueError(f"unknown court variant {variant!r}: use 'pn' or 'pa'")
+    if variant == "ptun":
+        return Court(
+            variant="ptun",
+            court_id=court_id or "ptun-replika",
+            name="PENGADILAN TATA USAHA NEGARA REPLIKA",
+            code="PTUN.RPK",
+            alur=PTUN_ALUR,
+            menu=PTUN_MENU,
+            town="Replika",
+        )
+    if variant == "militer":
+        return Court(
+            variant="militer",
+            court_id=court_id or "militer-replika",
+            name="PENGADILAN MILITER III-16 REPLIKA",
+            code="PM.III-16",
+            alur=MILITER_ALUR,
+            menu=MILITER_MENU,
+            town="Replika",
+        )
+    raise ValueError(f"unknown court variant {variant!r}: use one of {', '.join(VARIANTS)}")

@@ -64,6 +64,18 @@ TAB_LABELS = {
 #: Stock SIPP routes that 404 (docs/sipp-site.md §1.1): listed on the page, never fetchable.
 UNAVAILABLE_TABS = frozenset({"diversi", "we_kppu"})
 
+#: data_umum.php:246: the flows whose second-party table has the Penahanan column
+PENAHANAN_ALUR = frozenset({111, 112, 113, 115, 116, 117, 118})
+#: data_umum.php:440: the flows that print the Anak Korban row
+ANAK_KORBAN_ALUR = frozenset({111, 112, 113, 118, 125})
+#: data_umum.php:476: the flows that print Nilai Sengketa(Rp)
+NILAI_SENGKETA_ALUR = frozenset({1, 7, 8})
+#: Klasifikasi of an administrative court's (PTUN) cases.
+TUN_KLASIFIKASI = (
+    "Pertanahan", "Kepegawaian", "Perizinan", "Lingkungan Hidup", "Pengadaan Barang dan Jasa",
+    "Tindakan Administrasi Pemerintahan",
+)  # fmt: skip
+
 JAM = "09:00 s/d Selesai"
 PIDANA_SUFFIX = " tersebut di atas"
 _SMALL = (
@@ -258,8 +270,8 @@ def write_truth_file(data: CourtData, path: Path) -> int:
 def number_of(data: CourtData, index: int) -> str:
     """The normalised case number of case ``index`` without generating the case."""
     alur = data.court.alur_by_id(data.alur_id(index))
-    year = dt.date.fromordinal(data._days[index]).year
-    return f"{data._seqs[index]}/{alur.code}/{year}/{data.court.code}"
+    day = dt.date.fromordinal(data._days[index])
+    return data.court.case_number(data._seqs[index], alur, day)
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,6 +290,9 @@ class _Clock:
     @staticmethod
     def happened(day: dt.date | None) -> bool:
         return day is not None and day <= TODAY
+
+
+_ROMAN_MONTHS = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
 
 
 def _workday(day: dt.date) -> dt.date:
@@ -302,7 +317,7 @@ class _CaseBuilder:
         self.rng = rng
         self.clock = _Clock(rng)
         self.reg = registered
-        self.number = f"{seq}/{alur.code}/{registered.year}/{court.code}"
+        self.number = court.case_number(seq, alur, registered)
         raw = self.number
         if rng.random() < 0.04:
             raw = raw.replace(" ", "  ", 1) if " " in court.code else raw + " "
@@ -352,6 +367,27 @@ class _CaseBuilder:
             return self.rng.choice(V.COMPANIES)
         return self.hidden(self.person())
 
+    # ---------------------------------------------------------------- data umum party rows
+    def party_rows(self, du: JSON, rows: list[tuple[str, str, list[Any]]]) -> None:
+        """Data Umum's party and lawyer rows in page order (data_umum.php:171-473).
+
+        ``rows``: ``("pihak", label, names)`` or ``("kuasa", label, [{"nama", "nama_pihak"}])``;
+        the renderer prints them in this order (``extra["party_rows"]``), the truth keeps the
+        ``pihak`` and ``kuasa`` lists in the same order.
+        """
+        self.extra["party_rows"] = rows
+        du["pihak"] = [{"label": label, "nama": list(v)} for k, label, v in rows if k == "pihak"]
+        kuasa = [{"label": label, "rows": list(v)} for k, label, v in rows if k == "kuasa"]
+        if kuasa:
+            du["kuasa"] = kuasa
+
+    def victims(self) -> list[str]:
+        """Anak Korban names (``nama urutan``, data_umum.php:461); mostly none."""
+        n = self.rng.choice((0, 0, 0, 0, 0, 0, 1, 2)) if self.alur.kind == "anak" else 0
+        if self.alur.kind != "anak" and self.rng.random() < 0.03:
+            n = 1
+        return [f"Disamarkan {k + 1}" for k in range(n)]
+
     # ---------------------------------------------------------------- riwayat / status
     def event(self, day: dt.date | None, tahapan: str, proses: str, status: str | None) -> bool:
         if not self.clock.happened(day):
@@ -370,6 +406,8 @@ class _CaseBuilder:
             self.build_criminal()
         elif kind == "tilang":
             self.build_tilang()
+        elif kind in ("praperadilan", "pendapat"):
+            self.build_pretrial()
         else:
             self.build_civil()
         self.tabs["riwayat_perkara"] = [
@@ -378,11 +416,16 @@ class _CaseBuilder:
         ]
         self.shown.append("riwayat_perkara")
         tab_list: list[JSON] = []
+        if self.alur.id in (118, 125) and "diversi" in self.shown:
+            # detil_perkara.php:2-7/96: a child case with diversi data lists no Jadwal Sidang
+            self.shown = [slug for slug in self.shown if slug != "jadwal_sidang"]
         for slug, _div in TAB_ORDER:
             if slug in self.shown:
                 label = TAB_LABELS[slug]
-                if slug == "putusan" and self.alur.kind == "permohonan":
+                if slug == "putusan" and self.alur.id == 2:
                     label = "Penetapan"
+                elif slug == "putusan" and self.alur.id == 124:
+                    label = "Penetapan ( Putusan Akhir )"
                 tab_list.append(
                     {"slug": slug, "label": label, "available": slug not in UNAVAILABLE_TABS}
                 )
@@ -409,7 +452,8 @@ class _CaseBuilder:
             },
             "header": {
                 "nomor_perkara": self.raw,
-                "pihak_1": dict(self.header_parties[0]),
+                # detil_perkara.php:35/41: a tilang header prints no first party at all
+                "pihak_1": None if self.alur.id == 114 else dict(self.header_parties[0]),
                 "pihak_2": dict(self.header_parties[1]),
                 "status_perkara": self.status,
             },
@@ -646,11 +690,22 @@ class _CaseBuilder:
                 f"B-{r.randint(100, 4999)}/L.4.{r.randint(10, 30)}/Eku.2/{month:02d}"
                 f"/{letter_day.year}"
             ),
-            "pihak": [dict(p) for p in self.header_parties],
         }
-        self.extra["penahanan"] = not anak and r.random() < 0.8
-        if anak:
-            du["pihak"].append({"label": "Anak Korban", "nama": ["Disamarkan"]})
+        if self.court.military:
+            du["informasi"] = self.informasi(letter_day)
+        counsel = (
+            [{"nama": self.hidden(self.lawyer()), "nama_pihak": defendants[0]}]
+            if r.random() < 0.3
+            else []
+        )
+        rows: list[tuple[str, str, list[Any]]] = [
+            ("pihak", self.alur.pihak_1, jaksa),
+            ("pihak", self.alur.pihak_2, defendants),
+            ("kuasa", self.alur.kuasa_2, counsel),
+        ]
+        if self.alur.id in ANAK_KORBAN_ALUR:
+            rows.append(("pihak", "Anak Korban", self.victims()))
+        self.party_rows(du, rows)
         place = f"Kecamatan {r.choice(('Sukamaju', 'Mekarsari', 'Tanjung Harapan', 'Sidorejo'))}"
         crime_day = self.clock.after(self.reg, -120, -20)
         subject = "Anak" if anak else "Terdakwa"
@@ -814,6 +869,99 @@ class _CaseBuilder:
         if not anak:
             self.appeal(d_put, True, [{"status": self.alur.pihak_2, "nama": defendants[0]}])
 
+    # ---------------------------------------------------------------- military
+    def informasi(self, letter: dt.date) -> JSON:
+        """The military Informasi grid (data_umum.php:119-167). Tanggal Kejadian is always
+        empty here: a filled one reaches the template's ``$$this`` slip (line 130), a fatal
+        error that ends the page, which no court serves as a working page."""
+        r = self.rng
+        skep = self.clock.after(letter, -20, -8)
+        bap = self.clock.after(skep, -40, -10)
+        dakwaan = self.clock.after(letter, -3, 0)
+        return {
+            "tanggal_kejadian": None,
+            "nomor_surat_dakwaan": f"Sdak/{r.randint(10, 199)}/{_ROMAN_MONTHS[dakwaan.month - 1]}"
+            f"/{dakwaan.year}",
+            "tempat_kejadian": f"Asrama {r.choice(('Yonif 700', 'Kodim 1408', 'Lanal'))} "
+            f"{self.court.town}",
+            "pasal_dakwaan": r.choice(("Pasal 86 ke-1 KUHPM", "Pasal 87 ayat (1) ke-2 KUHPM",
+                                       "Pasal 351 ayat (1) KUHP")),
+            "tanggal_skeppera": iso(skep),
+            "penyidik_militer": "POMDAM XIV/HSN",
+            "nomor_skeppera": f"Kep/{r.randint(10, 199)}/{_ROMAN_MONTHS[skep.month - 1]}"
+            f"/{skep.year}",
+            "nomor_bap_penyidik_militer": f"BP-{r.randint(10, 99)}/A-{r.randint(10, 99)}"
+            f"/{_ROMAN_MONTHS[bap.month - 1]}/{bap.year}/Idik",
+            "pejabat_skeppera": "Danrem 141/Tp",
+            "tanggal_bap_penyidik": iso(bap),
+            "tanggal_surat_dakwaan": iso(dakwaan),
+        }  # fmt: skip
+
+    # ---------------------------------------------------------------- 119 and 124
+    def build_pretrial(self) -> None:
+        """Praperadilan (alur 119) and the military legal-opinion request (alur 124): Data
+        Umum, Penetapan and hearings. Their verdict tabs are not generated (the cases stay
+        before the verdict)."""
+        r = self.rng
+        pra = self.alur.kind == "praperadilan"
+        letter = self.clock.after(self.reg, -5, -1)
+        du: JSON = {
+            "tanggal_pendaftaran": iso(self.reg),
+            "nomor_perkara": self.raw,
+            "tanggal_surat": iso(letter) if pra else None,
+            "nomor_surat": f"{r.randint(1, 40):02d}/PRA/{letter.month:02d}/{letter.year}"
+            if pra
+            else None,
+        }
+        rows: list[tuple[str, str, list[Any]]]
+        if pra:
+            self.klasifikasi = r.choice(
+                ("Sah atau tidaknya penetapan tersangka", "Sah atau tidaknya penahanan",
+                 "Sah atau tidaknya penghentian penyidikan")
+            )  # fmt: skip
+            pemohon = [self.defendant()]
+            termohon = [f"KEPALA KEPOLISIAN RESOR {self.court.town.upper()}"]
+            lawyer = [{"nama": self.lawyer(), "nama_pihak": termohon[0]}]
+            if r.random() < 0.5:
+                lawyer = []
+            self.header_parties = [
+                {"label": self.alur.pihak_1, "nama": pemohon},
+                {"label": self.alur.pihak_2, "nama": termohon},
+            ]
+            rows = [("pihak", self.alur.pihak_1, pemohon), ("pihak", self.alur.pihak_2, termohon),
+                    ("kuasa", self.alur.kuasa_2, lawyer)]  # fmt: skip
+            what = self.klasifikasi.lower().replace("sah atau tidaknya ", "")
+            du["petitum_permohonan"] = (
+                f"Menyatakan {what} atas diri Pemohon tidak sah;\n"
+                "Membebankan biaya perkara kepada negara."
+            )
+        else:
+            self.klasifikasi = "Permohonan Pendapat Hukum"
+            oditur = [f"LETKOL CHK {self.person(female=False).upper()}, S.H."]
+            suspects = [
+                f"SERKA {self.person(female=False).upper()}" for _ in range(r.randint(1, 2))
+            ]
+            self.header_parties = [
+                {"label": self.alur.pihak_1, "nama": oditur},
+                {"label": self.alur.pihak_2, "nama": []},
+            ]
+            du["berkas_dari"] = "POMDAM XIV/HSN"
+            du["tanggal_kejadian"] = iso(self.clock.after(self.reg, -90, -20))
+            du["tempat_kejadian"] = f"Jalan Poros {self.court.town} Km {r.randint(2, 40)}"
+            rows = [("pihak", self.alur.pihak_1, oditur), ("pihak", self.alur.pihak_2, []),
+                    ("pihak", self.alur.pihak_14, suspects)]  # fmt: skip
+            du["pendapat_ormil_pappera"] = "Perkara dilimpahkan ke Pengadilan Militer."
+        du["klasifikasi_perkara"] = self.klasifikasi
+        self.party_rows(du, rows)
+        du["pihak_dipublikasikan"] = "Ya"
+        self.data_umum = du
+        _d_phs, first = self.penetapan(self.reg, 1, jurusita=False)
+        if first is None:
+            return
+        agendas = (["Pembacaan Permohonan", "Jawaban Termohon", "Pembuktian", "Kesimpulan"]
+                   if pra else ["Pemeriksaan Berkas", "Pendapat Oditur"])  # fmt: skip
+        self.hearings(first, agendas, (1, 3))
+
     # ---------------------------------------------------------------- tilang
     def build_tilang(self) -> None:
         r = self.rng
@@ -830,22 +978,26 @@ class _CaseBuilder:
         plate = f"{region} {digits} {letters}"
         seri = f"{r.choice('ABCDEFG')} {r.randint(10000000, 99999999)}"
         bayar = "".join(str(r.randint(0, 9)) for _ in range(15))
-        d_tindak = self.clock.after(self.reg, -21, -5)
+        d_surat = self.clock.after(self.reg, -21, -5)
+        # data_umum.php:65-97 with detil_perkara.php:37-44: the controller never sets
+        # Tanggal Penindakan, Jenis Surat Tilang or Nomor Pembayaran, so they print empty
         self.data_umum = {
             "tanggal_pendaftaran": iso(self.reg),
             "klasifikasi_perkara": "Lalu Lintas",
             "nomor_perkara": self.raw,
-            "pihak": [dict(p) for p in self.header_parties],
-            "tanggal_penindakan": iso(d_tindak),
+            "tanggal_surat": iso(d_surat),
+            "tanggal_penindakan": None,
             "ditindak_oleh": f"Sat Lantas Polres {self.court.town}",
-            "jenis_surat_tilang": r.choice(("Biru", "Merah")),
+            "jenis_surat_tilang": None,
             "nomor_seri_surat_tilang": seri,
-            "nomor_pembayaran": bayar,
+            "nomor_pembayaran": None,
             "jenis_kendaraan": vehicle,
             "tanda_nomor_kendaraan": plate,
             "bukti": bukti,
+            "dakwaan": None,
             "pihak_dipublikasikan": "Ya",
         }
+        self.party_rows(self.data_umum, [("pihak", self.alur.pihak_2, [offender])])
         self.extra["tilang"] = {"seri": seri, "bayar": bayar, "plate": plate, "offender": offender}
         d_pmh = _workday(self.clock.after(self.reg, 0, 2))
         if self.event(d_pmh, "Penetapan", "Penetapan Hakim", "Penetapan Majelis Hakim"):
@@ -895,8 +1047,13 @@ class _CaseBuilder:
     def build_civil(self) -> None:
         r = self.rng
         kind = self.alur.kind
+        tun = kind == "tun"
+        if tun:
+            kind = "gugatan"
         pa = self.pa
-        if kind == "gugatan":
+        if tun:
+            self.klasifikasi = r.choice(TUN_KLASIFIKASI)
+        elif kind == "gugatan":
             self.klasifikasi = r.choice(V.PA_G if pa else V.PERDATA_G)
         elif kind == "permohonan":
             self.klasifikasi = r.choice(V.PA_P if pa else V.PERDATA_P)
@@ -926,19 +1083,25 @@ class _CaseBuilder:
         kuasa_1 = (
             [{"nama": self.hidden(self.lawyer()), "nama_pihak": p1[0]}] if r.random() < 0.5 else []
         )
-        pihak: list[JSON] = [{"label": self.alur.pihak_1, "nama": p1}]
-        kuasa: list[JSON] = [{"label": self.alur.kuasa_1, "rows": kuasa_1}]
-        if kind != "permohonan":
-            kuasa_2 = (
-                [{"nama": self.hidden(self.lawyer()), "nama_pihak": p2[0]}]
-                if r.random() < 0.35
-                else []
-            )
-            pihak.append({"label": self.alur.pihak_2, "nama": p2})
-            kuasa.append({"label": self.alur.kuasa_2, "rows": kuasa_2})
-        du["pihak"] = pihak
-        du["kuasa"] = kuasa
-        if kind in ("gugatan", "sederhana") and not pa:
+        kuasa_2 = (
+            [{"nama": self.hidden(self.lawyer()), "nama_pihak": p2[0]}]
+            if p2 and r.random() < 0.35
+            else []
+        )
+        rows: list[tuple[str, str, list[Any]]] = [
+            ("pihak", self.alur.pihak_1, p1),
+            ("kuasa", self.alur.kuasa_1, kuasa_1),
+            ("pihak", self.alur.pihak_2, p2),
+            ("kuasa", self.alur.kuasa_2, kuasa_2),
+        ]
+        if self.alur.id == 1:
+            # data_umum.php:328-399: the fourth party (Turut Tergugat) and its lawyers, '-'
+            # when there is none
+            p4 = [r.choice(V.COMPANIES)] if r.random() < 0.15 else []
+            rows.append(("pihak", self.alur.pihak_4, p4))
+            rows.append(("kuasa", self.alur.kuasa_4, []))
+        self.party_rows(du, rows)
+        if self.alur.id in NILAI_SENGKETA_ALUR:
             du["nilai_sengketa"] = (
                 r.randint(5, 480) * 1_000_000
                 if kind == "gugatan"
@@ -966,7 +1129,10 @@ class _CaseBuilder:
             "Apabila Majelis Hakim berpendapat lain, mohon putusan yang seadil-adilnya "
             "(ex aequo et bono)."
         )
-        du["petitum"] = "\n".join(["PRIMAIR:", *items, "SUBSIDAIR:", subsidair])
+        # data_umum.php:22-32: alur 9 (PTUN) prints the same text as "Gugatan"
+        du["gugatan" if tun else "petitum"] = "\n".join(
+            ["PRIMAIR:", *items, "SUBSIDAIR:", subsidair]
+        )
         du["pihak_dipublikasikan"] = "Tidak" if pa else "Ya"
         du["prodeo"] = "Ya" if r.random() < 0.05 else "Tidak"
         self.data_umum = du
@@ -989,7 +1155,7 @@ class _CaseBuilder:
         # mediation
         start_trial: dt.date | None = first
         prefix: list[JSON] = []
-        if kind == "gugatan" and self.clock.happened(first) and r.random() < 0.75:
+        if kind == "gugatan" and not tun and self.clock.happened(first) and r.random() < 0.75:
             prefix = [{"tanggal": iso(first), "jam": JAM, "agenda": "Sidang Pertama",
                        "ruangan": r.choice(V.ROOMS[:3]), "alasan_ditunda": None}]  # fmt: skip
             start_trial = self.mediasi(first)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from .court import LABEL_ERROR, TODAY, Court, MenuEntry
+from .court import LABEL_ERROR, Court, MenuEntry
 from .formats import (
     count_id,
     date_dmy,
@@ -114,6 +114,10 @@ class Shell:
 
 
 def _menu(shell: Shell, entries: Sequence[MenuEntry]) -> str:
+    """menu.php's print_child: every entry is ``li.has-sub`` with a (maybe empty) ``<ul>`` (the
+    test ``$data->num_rows()>0`` is on the whole menu, so the leaf branch never runs, as the
+    saved real page shows); a flow link carries ``/type/<enc>``, except a top-level one
+    (``/<enc>``, menu.php:64)."""
     parts = []
     for entry in entries:
         if entry.alur is not None:
@@ -165,7 +169,7 @@ def page_head(shell: Shell) -> str:
 				<img src="{b}resources/img/logo.png"></a>
 			</div>
 			<div class="front">
-				<font><b>Sistem Informasi Penelusuran Perkara</b><span><br><strong>{e(shell.court.name)}</strong><br /></span></font>
+				<font><b>Sistem Informasi Penelusuran Perkara</b><span><br><strong>{e(shell.court.name)}</strong></br></span></font>
 			</div>
 			<div class="h_right">
 			</div>
@@ -244,6 +248,10 @@ class ListPage:
     sync: str | None = None
     #: the paging route: ``list_perkara/page/`` or ``list_perkara/search_detail/page/``
     pager_path: str = "list_perkara/page/"
+    #: a keyword search (list_perkara.php search): the keyword as typed, shown in the box, and
+    #: its token, which the paging/sort/print URLs carry instead of ``key``
+    keyword: str = ""
+    keyword_enc: str = "key"
 
 
 def _pagination(page: int, pages: int, element_id: str) -> str:
@@ -280,8 +288,9 @@ def _pagination(page: int, pages: int, element_id: str) -> str:
 
 
 def _para_pihak(groups: Sequence[JSON]) -> str:
+    """perkara_list.php:124-132: ``label:</br>names``, the groups joined by ``<br/><br/>``."""
     return "<br/><br/>".join(
-        f"{label_html(g['label'])}:<br />" + "<br />".join(e(n) for n in g["nama"]) for g in groups
+        f"{label_html(g['label'])}:</br>" + "<br />".join(e(n) for n in g["nama"]) for g in groups
     )
 
 
@@ -290,11 +299,16 @@ def row_cells(case: Case, tilang: bool = False) -> str:
     if tilang:
         t = case.extra["tilang"]
         sidang: dt.date = t["sidang"]
-        when = date_en(sidang) + "<br/>" + e(t["ruang"]) if sidang <= TODAY else "-"
+        # perkara_list.php:57/67: the first hearing's date (set when it is scheduled, so also
+        # an upcoming one) and the room
+        when = date_en(sidang) + "<br/>" + e(t["ruang"])
+        # perkara_list.php:58-68: seri and plate without spaces, ``seri<br/>bayar``
         return (
             f"<td>{e(case.nomor_perkara_raw)}</td>"
-            f"<td>{e(t['seri'])} / {e(t['bayar'])}</td><td>{e(t['plate'])}</td>"
-            f"<td>{e(t['offender'])}</td><td>{when}</td><td>{e(t.get('putusan', '-'))}</td>"
+            f'<td align="center">{e(t["seri"].replace(" ", ""))}<br/>{e(t["bayar"])}</td>'
+            f'<td align="center">{e(t["plate"].replace(" ", ""))}</td>'
+            f"<td>{e(t['offender'])}</td>"
+            f'<td align="center">{when}</td><td>{e(t.get("putusan", ""))}</td>'
         )
     r = case.case_data["list_row"]
     return (
@@ -327,15 +341,19 @@ LIST_HEADER = """			<tr>
 TILANG_HEADER = """			<tr>
 				<td>No</td>
 				<td onclick="sorting(1)">Nomor Perkara</td>
-				<td>Nomor Seri Tilang / No Pembayaran</td>
-				<td>Tanda Nomor Kendaraan Bermotor</td>
-				<td>Pelanggar</td>
-				<td onclick="sorting(2)">Tanggal Sidang<br/>Ruang Sidang</td>
+				<td onclick="sorting(3)">Nomor Seri Tilang / No Pembayaran</td>
+				<td onclick="sorting(4)">Tanda Nomor Kendaraan Bermotor</td>
+				<td onclick="sorting(6)">Pelanggar</td>
+				<td onclick="sorting(7)">Tanggal Sidang<br/>Ruang Sidang</td>
 				<td>Putusan</td>
 				<td>Link</td>
 			</tr>
 """
-NOT_FOUND_ROW = '<tr><td colspan="8" align="center">Data Tidak diTemukan</td></tr>'
+TILANG_BUTTON = """<div id="left">
+<input type="submit" onClick="popup_informasi();" value="Informasi" class="del_btn""></input>
+</div>
+"""
+NOT_FOUND_ROW = "<tr><td colspan='8' align='center'>Data Tidak diTemukan</td></tr>"
 
 
 def list_page(shell: Shell, page: ListPage) -> str:
@@ -357,7 +375,7 @@ def list_page(shell: Shell, page: ListPage) -> str:
         cssStyle: 'light-theme',
         currentPage:page,
         onPageClick: function(pageNumber){{
-            window.open('{b}{page.pager_path}'+pageNumber+'/{enc}/key/col/2','_self')
+            window.open('{b}{page.pager_path}'+pageNumber+'/{enc}/{page.keyword_enc}/col/2','_self')
         	}}
         }});"""
         for sel in ("selector", "selector_bottom")
@@ -377,17 +395,17 @@ def list_page(shell: Shell, page: ListPage) -> str:
 <link rel="stylesheet" type="text/css" href="{b}resources/css/simplePagination.css">
 <hr class="thick-line" style="clear:both;">
 <div id="left">
-	<form action="{b}list_perkara/search" method="post" accept-charset="utf-8">
-		<input name="search_keyword" value="" id="search-box" size="50" placeholder="  Ketik kata kunci  " type="text">
+	<form action="{b}{page.pager_path.removesuffix("page/")}search" method="post" accept-charset="utf-8">
+		<input name="search_keyword" value="{e(page.keyword)}" id="search-box" size="50" placeholder="  Ketik kata kunci  " type="text">
 		<input name="enc" value="{enc}" type="hidden">
 		<span></span>
 		<input name="" value="Cari" id="search-btn1" type="submit">
 	</form>
 </div>
 <div id="left">
-<input type="submit" onClick="popup_form('{b}search/{enc}');" value="Pencarian Detil" id="search-btn1">
+<input type="submit" onClick="popup_form('{b}search/{enc}');" value="Pencarian Detil" id="search-btn1"></input>
 </div>
-<div id="pages">
+{TILANG_BUTTON if page.tilang else ""}<div id="pages">
     {pager}
 </div>
 
@@ -410,13 +428,13 @@ def list_page(shell: Shell, page: ListPage) -> str:
 </div>
 <script type="text/javascript">
 	function sorting(col){{
-		window.open('{b}list_perkara/sort/'+col+'/{enc}/key','_self')
+		window.open('{b}list_perkara/sort/'+col+'/{enc}/{page.keyword_enc}','_self')
 	}}
 		function searchDetilShow(){{
 		popup_form('{b}search/{enc}');
 	}}
 	$('#cetak_perkara_list').click(function(){{
-		window.open('{b}perkara_list_cetak/cetak/1/{enc}/key','_self')
+		window.open('{b}perkara_list_cetak/cetak/1/{enc}/{page.keyword_enc}','_self')
 	}});
 	function popup_informasi(){{	
 		popup_form('{b}detil_perkara/informasi');
@@ -442,30 +460,45 @@ $(function() {{
 
 
 def _names_table(names: Sequence[str], penahanan: Sequence[tuple[str, str]] | None = None) -> str:
-    head = "<tr><td>No</td><td>Nama</td>" + ("<td>Penahanan</td>" if penahanan else "") + "</tr>"
+    """A party table (data_umum.php:178-199, 249-283): ``No | Nama [| Penahanan]``; the
+    Penahanan rows close their ``<tr>`` twice, as the template does (line 275/277)."""
+    with_link = penahanan is not None
+    cols = (
+        '<col width="5%"><col width="65%"><col width="30%">'
+        if with_link
+        else '<col width="5%"><col width="95%">'
+    )
+    head = "<tr><td>No</td><td>Nama</td>" + ("<td>Penahanan</td>" if with_link else "") + "</tr>"
     rows = []
     for k, name in enumerate(names):
-        cell = ""
-        if penahanan:
+        if penahanan is not None:
             tok_id, tok_name = penahanan[k]
-            cell = (
-                f'<td><a href="javascript:void(0)" onclick="detilPenahanan(\'{tok_id}\','
-                f"'{tok_name}')\">Penahanan</a></td>"
+            rows.append(
+                f"<tr><td align='center'>{k + 1}</td><td>{e(name)}</td>"
+                f'<td align="center">[<a href="#" onClick="detilPenahanan(\'{tok_id}\' , '
+                f"'{tok_name}')\" >Penahanan</a>]</td></tr></tr>"
             )
-        rows.append(f"<tr><td>{k + 1}</td><td>{e(name)}</td>{cell}</tr>")
+        else:
+            rows.append(f"<tr><td align='center'>{k + 1}</td><td>{e(name)}</td></tr>")
     return (
-        '<table id="tableinfo" class="tableinfo" width="100%">' + head + "".join(rows) + "</table>"
+        '<div class="cssTable"><table id="tableinfo" style="margin:0px;padding:0px;">'
+        + cols
+        + "<tbody>"
+        + head
+        + "".join(rows)
+        + "</tbody></table></div>"
     )
 
 
 def _kuasa_table(rows: Sequence[JSON]) -> str:
     body = "".join(
-        f"<tr><td>{k + 1}</td><td>{e(r['nama'])}</td><td>{e(r['nama_pihak'])}</td></tr>"
+        f"<tr><td align='center'>{k + 1}</td><td>{e(r['nama'])}</td><td>{e(r['nama_pihak'])}</td></tr>"
         for k, r in enumerate(rows)
     )
     return (
-        '<table id="tableinfo" class="tableinfo" width="100%">'
-        "<tr><td>No</td><td>Nama</td><td>Nama Pihak</td></tr>" + body + "</table>"
+        '<div class="cssTable"><table id="tableinfo" style="margin:0px;padding:0px;">'
+        '<col width="5%"><col width="55%"><col width="45%"><tbody>'
+        "<tr><td>No</td><td>Nama</td><td>Nama Pihak</td></tr>" + body + "</tbody></table></div>"
     )
 
 
@@ -475,50 +508,204 @@ def _info_row(label: str, value: str) -> str:
     )
 
 
+def _du_row(label: str, value: str, top: bool = False, cls: str = "") -> str:
+    """A Data Umum row as data_umum.php prints it."""
+    style = ' style="vertical-align: top;"' if top else ""
+    td = f"<td class='{cls}'>" if cls else "<td>"
+    return (
+        f'\t\t\t<tr>\n\t\t\t\t<td id="first-child"{style}><font color="white">{label}</font></td>'
+        f"\n\t\t\t\t{td}{value}</td>\n\t\t\t</tr>\n"
+    )
+
+
 def _text_or_dash(value: str | None) -> str:
     return " - " if value is None else e(value)
 
 
-def data_umum(case: Case, penahanan_tokens: Sequence[tuple[str, str]]) -> str:
+#: data_umum.php:246 (the Penahanan column) and 440 (the Anak Korban row)
+_PENAHANAN_ALUR = frozenset({111, 112, 113, 115, 116, 117, 118})
+#: data_umum.php:119-167: the military Informasi grid, label pairs per row
+_INFORMASI_GRID = (
+    ("Tanggal Kejadian", "tanggal_kejadian", "Nomor Surat Dakwaan", "nomor_surat_dakwaan"),
+    ("Tempat Kejadian", "tempat_kejadian", "Pasal Dakwaan", "pasal_dakwaan"),
+    ("Tanggal Skeppera", "tanggal_skeppera", "Penyidik Militer", "penyidik_militer"),
+    (
+        "Nomor Skeppera",
+        "nomor_skeppera",
+        "Nomor BAP Penyidik Militer",
+        "nomor_bap_penyidik_militer",
+    ),
+    ("Pejabat Skeppera", "pejabat_skeppera", "Tanggal BAP Penyidik", "tanggal_bap_penyidik"),
+    ("Tanggal Surat Dakwaan", "tanggal_surat_dakwaan", "", ""),
+)
+
+
+def _informasi(info: JSON) -> str:
+    def value(key: str) -> str:
+        v = info.get(key)
+        if v is None:
+            return ""
+        return date_id(_d(v)) if key.startswith("tanggal_") else e(v)
+
+    rows = []
+    for k, (l1, k1, l2, k2) in enumerate(_INFORMASI_GRID):
+        bg = "" if k == 0 else "background:#5FB85C;"
+        color2 = "black" if not l2 else "white"
+        rows.append(
+            "<tr>"
+            f"<td style='text-align:left;{bg}color:white;'>{l1}</td>"
+            f"<td style='text-align:left;background:white;color:black;'>{value(k1)}</td>"
+            f"<td style='text-align:left;{bg}color:{color2};'>{l2}</td>"
+            f"<td style='text-align:left;background:white;color:black;'>{value(k2) if k2 else ''}</td>"
+            "</tr>"
+        )
+    return (
+        '<div class="cssTable"><table><col width="18%"><col width="32%"><col width="18%">'
+        '<col width="32%">' + "".join(rows) + "</table></div>"
+    )
+
+
+def data_umum(
+    case: Case, penahanan_tokens: Sequence[tuple[str, str]], jenis_pengadilan: int = 1
+) -> str:
+    """Data Umum (perkara_tab/data_umum.php) for every flow: the rows, their order and their
+    markup follow the template's branches on the flow (alur) and the court type."""
     du = case.case_data["data_umum"]
-    criminal = case.alur.criminal
+    alur = case.alur.id
+    pelimpahan = "" if alur < 100 or alur == 119 else "Pelimpahan"
     rows = [
-        _info_row("Tanggal Pendaftaran", date_id(_d(du["tanggal_pendaftaran"]))),
-        _info_row("Klasifikasi Perkara", e(du["klasifikasi_perkara"])),
-        _info_row("Nomor Perkara", e(du["nomor_perkara"])),
+        _du_row("Tanggal Pendaftaran", date_id(_d(du["tanggal_pendaftaran"]))),
+        _du_row("Klasifikasi Perkara", e(du["klasifikasi_perkara"])),
+        _du_row("Nomor Perkara", e(du["nomor_perkara"])),
+        _du_row(f"Tanggal Surat {pelimpahan}", date_id(_d(du.get("tanggal_surat")))),
     ]
-    if "tanggal_surat" in du:
-        suffix = " Pelimpahan" if criminal else ""
-        rows.append(_info_row("Tanggal Surat" + suffix, date_id(_d(du["tanggal_surat"]))))
-        rows.append(_info_row("Nomor Surat" + suffix, _text_or_dash(du["nomor_surat"])))
-    kuasa = list(du.get("kuasa", []))
-    for k, p in enumerate(du["pihak"]):
-        tokens = penahanan_tokens if (k == 1 and case.extra.get("penahanan")) else None
-        rows.append(_info_row(label_html(p["label"]), _names_table(p["nama"], tokens)))
-        if k < len(kuasa):
-            q = kuasa[k]
-            rows.append(_info_row(label_html(q["label"]), _kuasa_table(q["rows"])))
-    if "nilai_sengketa" in du:
-        rows.append(_info_row("Nilai Sengketa(Rp)", decimal_money(du["nilai_sengketa"])))
-    if "petitum" in du:
-        rows.append(_info_row("Petitum", long_text(du["petitum"])))
-    if "dakwaan" in du:
-        rows.append(_info_row("Dakwaan", paragraphs(du["dakwaan"])))
-    if "tanggal_penindakan" in du:
+    if alur != 114:
+        rows.append(_du_row(f"Nomor Surat {pelimpahan}", e(du.get("nomor_surat"))))
+    if alur == 114:
         rows += [
-            _info_row("Tanggal Penindakan", date_id(_d(du["tanggal_penindakan"]))),
-            _info_row("Ditindak Oleh", e(du["ditindak_oleh"])),
-            _info_row("Jenis Surat Tilang", e(du["jenis_surat_tilang"])),
-            _info_row("Nomor Seri Surat Tilang", e(du["nomor_seri_surat_tilang"])),
-            _info_row("Nomor Pembayaran", e(du["nomor_pembayaran"])),
-            _info_row("Jenis Kendaraan", e(du["jenis_kendaraan"])),
-            _info_row("Tanda Nomor Kendaraan Bermotor", e(du["tanda_nomor_kendaraan"])),
-            _info_row("Bukti", e(du["bukti"])),
+            _du_row("Tanggal Penindakan", e(du["tanggal_penindakan"])),
+            _du_row("Ditindak Oleh", e(du["ditindak_oleh"])),
+            _du_row("Jenis Surat Tilang", e(du["jenis_surat_tilang"])),
+            _du_row("Nomor Seri Surat Tilang", e(du["nomor_seri_surat_tilang"])),
+            _du_row("Nomor Pembayaran", e(du["nomor_pembayaran"])),
+            _du_row("Jenis Kendaraan", e(du["jenis_kendaraan"])),
+            _du_row("Tanda Nomor Kendaraan Bermotor", e(du["tanda_nomor_kendaraan"])),
+            _du_row("Bukti", e(du["bukti"])),
         ]
-    rows.append(_info_row("Pihak Dipublikasikan", e(du["pihak_dipublikasikan"])))
-    if "prodeo" in du:
-        rows.append(_info_row("Prodeo", e(du["prodeo"])))
-    return "<table id='infoPerkara' width=\"100%\">\n" + "".join(rows) + "</table>"
+    if jenis_pengadilan == 2:
+        if alur == 124:
+            rows += [
+                _du_row("Berkas Dari", e(du["berkas_dari"])),
+                _du_row("Tanggal Kejadian", e(du["tanggal_kejadian"])),
+                _du_row("Tempat Kejadian", e(du["tempat_kejadian"])),
+            ]
+        else:
+            rows.append(
+                "\t\t\t<tr>\n\t\t\t\t<td id=\"first-child\" style='vertical-align:top;'>"
+                '<font color="white">Informasi</font></td>\n\t\t\t\t<td>'
+                + _informasi(du.get("informasi", {}))
+                + "</td>\n\t\t\t</tr>\n"
+            )
+    second_party = True
+    for kind, label, values in case.extra.get("party_rows", ()):
+        cell = ""
+        if kind == "pihak" and label == "Anak Korban":
+            cell = _names_table(values) if values else ""
+        elif kind == "pihak" and label == case.alur.pihak_4 and alur == 1:
+            cell = _names_table(values) if values else "-"
+        elif kind == "pihak":
+            tokens = None
+            if second_party and label == case.alur.pihak_2 and alur in _PENAHANAN_ALUR:
+                tokens = list(penahanan_tokens)
+            if label == case.alur.pihak_2:
+                second_party = False
+            cell = _names_table(values, tokens) if values else ""
+        elif label == case.alur.kuasa_4 and alur == 1:
+            cell = _kuasa_table(values) if values else "-"
+        else:
+            cell = _kuasa_table(values) if values else ""
+        rows.append(_du_row(label_html(label), cell or "\n\t\t\t\t\t\t\n\t\t\t\t", top=True))
+    if alur in (1, 7, 8):
+        money = du.get("nilai_sengketa")
+        rows.append(
+            _du_row("Nilai Sengketa(Rp)", decimal_money(money or 0), top=True, cls="wrapword")
+        )
+    for key, label, render in (
+        ("petitum", "Petitum", long_text),
+        ("gugatan", "Gugatan", long_text),
+        ("petitum_permohonan", "Petitum Permohonan", long_text),
+        ("pendapat_ormil_pappera", "Pendapat Ormil &amp; Pappera", paragraphs),
+        ("dakwaan", "Dakwaan", paragraphs),
+    ):
+        if key in du:
+            text = du[key]
+            rows.append(_du_row(label, render(text) if text else "", top=True, cls="wrapword"))
+    rows.append(_du_row("Pihak Dipublikasikan", e(du["pihak_dipublikasikan"]), top=True))
+    if alur < 100:
+        rows.append(_du_row("Prodeo", e(du["prodeo"]), top=True))
+    return (
+        '<style type="text/css">\n#infoPerkara .wrapword li {\n  display: list-item !important;\n'
+        "  clear: both;\n  float: none !important;\n}\n</style>\n"
+        '<div style="font-size:14px;">\n'
+        "\t<table id='infoPerkara' style=\"font-size:14px;width:100%;\">\n"
+        '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
+        + "".join(rows)
+        + "\t\t</tbody>\n\t</table>\n</div>\n"
+    )
+
+
+#: detil_perkara.php:248-372: the empty ``div#tabsN`` the page prints, in its order, by rule
+_DIV_ORDER = (
+    "tabs25", "tabs2", "tabs20", "tabs5", "tabs3", "tabs23", "tabs4", "tabs26", "tabs27",
+    "tabs28", "tabs29", "tabs30", "tabs31", "tabs32", "tabs33", "tabs6", "tabs7", "tabs22",
+    "tabs8", "tabs18", "tabs9", "tabs10", "tabs13", "tabs19", "tabs14", "tabs15", "tabs16",
+    "tabs17", "tabs24", "tabs11", "tabs55",
+)  # fmt: skip
+#: detil_perkara.php:378-510: the click handler's branches, in order; those without
+#: ``openLoadingDialog()`` are the two the template forgot it in
+_SCRIPT_ROUTES = (
+    ("tabs2", "penetapan"), ("tabs33", "perbaikan_gugatan"), ("tabs3", "diversi"),
+    ("tabs4", "jadwal_sidang"), ("tabs5", "verzet"), ("tabs6", "mediasi"),
+    ("tabs7", "intervensi"), ("tabs8", "penuntutan"), ("tabs9", "putusan_sela"),
+    ("tabs10", "putusan"), ("tabs19", "keberatan"), ("tabs11", "biaya_perkara"),
+    ("tabs12", "riwayat_perkara"), ("tabs13", "banding"), ("tabs14", "kasasi"), ("tabs15", "pk"),
+    ("tabs16", "grasi"), ("tabs17", "eksekusi"), ("tabs18", "barang_bukti"),
+    ("tabs20", "dismissal"), ("tabs21", "penetapan_gugur"), ("tabs22", "rekonvensi"),
+    ("tabs23", "pen_persiapan"), ("tabs24", "ikrar_talak"), ("tabs25", "mediasi_luar"),
+    ("tabs26", "saksi"), ("tabs27", "pkpu_sementara"), ("tabs28", "pkpu_tetap"),
+    ("tabs29", "rencana_perdamaian"), ("tabs30", "laporan_pengurus"),
+    ("tabs31", "setelah_putusan_pernyataan_pailit"), ("tabs32", "pembatalan_perdamaian"),
+    ("tabs55", "we_kppu"),
+)  # fmt: skip
+
+
+def _tab_script(b: str, token: str) -> str:
+    out = []
+    for k, (div, slug) in enumerate(_SCRIPT_ROUTES):
+        opener = "if" if k == 0 else "}else if"
+        loading = "" if div in ("tabs5", "tabs17") else "\t\t\t\topenLoadingDialog();\n"
+        # line 465: the rekonvensi branch marks #tabs21 as loaded (a copy-paste slip)
+        marked = "tabs21" if div == "tabs22" else div
+        out.append(
+            f"\t\t\t{opener}($(this).attr('href')=='#{div}'){{\n{loading}"
+            f"\t\t\t\t$('#{div}').load('{b}show_{slug}/{token}');\n"
+            f"\t\t\t\t$('a[href=#{marked}]').addClass('loaded');\n"
+        )
+    return "".join(out) + "\t\t    }\n"
+
+
+def _divs(case: Case, listed: set[str]) -> str:
+    """The empty tab divs; detil_perkara.php prints some by a looser rule than the anchor
+    (``tabs2`` whenever IDProses >= 20, ``tabs18`` for every alur >= 111, ``tabs20`` twice):
+    the replica prints those of the listed tabs plus ``tabs18`` for criminal flows."""
+    alur = case.alur.id
+    out = []
+    for div in _DIV_ORDER:
+        if div in listed or (div == "tabs18" and alur >= 111):
+            out.append(f'<div id="{div}"></div>')
+            if div == "tabs20":
+                out.append('<div id="tabs20"></div>')
+    return "".join(out)
 
 
 def detail_page(
@@ -526,52 +713,99 @@ def detail_page(
     case: Case,
     token: str,
     penahanan_tokens: Sequence[tuple[str, str]] = (),
+    back: str | None = None,
 ) -> str:
-    """``/detil_perkara``: header, tab anchors, inline Data Umum, one ``.load`` per tab route."""
+    """``/detil_perkara`` (body_new.php + detil_perkara.php): header, tab anchors, inline Data
+    Umum, the click handler with every ``.load`` route."""
     b = shell.base
+    back = back if back is not None else b + "list_perkara"
     h = case.case_data["header"]
 
-    def names(p: JSON) -> str:
-        return "<br />".join(e(n) for n in p["nama"])
+    def side(p: JSON | None) -> tuple[str, str]:
+        if p is None:
+            return "", ""
+        return label_html(p["label"]), "<br />".join(e(n) for n in p["nama"])
 
-    header = (
-        '<table id="tableinfo" class="tableinfo" width="100%">'
-        f"<tr><td>Nomor Perkara</td><td>{label_html(h['pihak_1']['label'])}</td>"
-        f"<td>{label_html(h['pihak_2']['label'])}</td><td>Status Perkara</td></tr>"
-        f"<tr><td>{e(h['nomor_perkara'])}</td><td>{names(h['pihak_1'])}</td>"
-        f"<td>{names(h['pihak_2'])}</td><td>{e(h['status_perkara'])}</td></tr></table>"
-    )
-    lis = ["<li class='tab'><a href=\"#tabs1\" id='tabInfo' class=\"selected\">Data Umum</a></li>"]
-    divs = []
+    (l1, n1), (l2, n2) = side(h["pihak_1"]), side(h["pihak_2"])
+    lis = [
+        "<li class='tab'><a href=\"#tabs1\" id= 'tabInfo' class=\"selected\">Data Umum</a></li>"
+    ]
+    listed: set[str] = set()
     for tab in case.tab_list:
         div = TAB_DIV[tab["slug"]]
-        lis.append(f"<li class='tab'><a href=\"#{div}\" id='tabInfo'>{e(tab['label'])}</a></li>")
-        divs.append(f'<div id="{div}"></div>')
-    loads = "\n".join(
-        f"\t$('#{div}').load('{b}show_{slug}/{token}');" for slug, div in ALL_TAB_ROUTES
-    )
+        listed.add(div)
+        label = tab["label"] + (" " if tab["slug"] == "mediasi" else "")
+        lis.append(f"<li class='tab'><a href=\"#{div}\" id= 'tabInfo'>{e(label)}</a></li>")
     return (
         page_head(shell)
         + f"""	<div id="pageTitle">
-		<b>INFORMASI DETAIL PERKARA</b>
-	</div>
-	<div id="right"><a href="{b}list_perkara" class="kembali">Kembali</a></div>
-	<hr class="thick-line" style="clear:both;">
-{header}
-<div id="usual2" class="usual"><ul>
-{chr(10).join(lis)}
-</ul>
-<div id="tabs1">
-{data_umum(case, penahanan_tokens)}
+		INFORMASI DETAIL PERKARA	</div>
+    <br>
+<hr class="thick-line" style="clear:both;">
+<style type="text/css">
+	#submenus td{{ padding-left: 5px; font-size:13px;}}
+	#submenus a {{font-size:13px;color:#3598db;text-decoration: none;}}
+	#submenus a:visited {{color:#3598db;text-decoration: none;}}  /* visited link */
+	#submenus a:hover {{font-size:13px;color:#3598db;text-decoration: none;}}  /* mouse over link */
+	#submenus a:active {{color:#3598db;text-decoration: none;}}
+</style>
+<table width="100%" id="submenus" style="font-size:13px;" >
+	<tr>
+		<td id="backlist"><a href="{back}">Kembali</a></td>
+	</tr>
+</table>
+<hr class="thick-line" style="clear:both;">
+<div class="cssTable" style="margin-top:5px;">
+	<table id="tableinfo">
+		<col  width="20%"/>
+        <col  width="30%"/>
+        <col  width="30%"/>
+        <col  width="20%"/>
+		<tbody>
+			<tr>
+				<td>Nomor Perkara</td>
+				<td>{l1}</td>
+				<td>{l2}</td>
+				<td>Status Perkara</td>
+			</tr>
+			<tr>
+				<td>{e(h["nomor_perkara"])}</td>
+				<td>{n1}</td>
+				<td>{n2}</td>
+				<td>{e(h["status_perkara"])}</td>
+			</tr>
+		</tbody>
+	</table>
 </div>
-{chr(10).join(divs)}
-</div>
-<script type="text/javascript">
-	$("#usual2 ul").idTabs();
-{loads}
-	function detilPenahanan(a, b){{
-		popup_form('{b}penahanan/'+a+'/'+b);
+<input type="hidden" id="ref_dataumum" value="0">
+<div id='content' style="margin: 5px;margin-top:10px;">
+	<div id="usual2" class="usual"> 
+		<ul>
+			{chr(10).join(lis)}
+		</ul>
+		<input type="hidden" id="refresh_dest" value="{back}">
+		<div id="tabs1">
+		{data_umum(case, penahanan_tokens, shell.court.jenis)}<script type="text/javascript">
+	function detilPenahanan(IDPerkara,namaTerdakwa){{	
+		popup_form('{b}penahanan/'+IDPerkara+'/'+namaTerdakwa)
 	}}
+</script>
+		</div>
+		{_divs(case, listed)}		<div id="tabs12"></div>
+	</div>
+</div>
+<script type="text/javascript"> 
+$("#usual2 ul").idTabs("tabs2");
+$( document ).ready(function() {{
+	$('a#tabInfo').click(function(event){{
+		if (!$(this).hasClass('loaded')){{
+{_tab_script(b, token)}		}}
+	}});	
+}});
+
+$('#backlist').click(function(){{
+    window.open("{back}","_self");
+}});
 </script>
 """
         + PAGE_FOOT

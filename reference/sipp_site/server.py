@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gzip
 import logging
 import socket
@@ -24,6 +25,7 @@ from .faults import FaultPicker
 from .model import CourtData, number_of
 from .render import (
     APACHE_500,
+    CI_404,
     CI_DB_ERROR,
     CI_GENERAL_ERROR,
     NGINX_PAGE,
@@ -59,6 +61,9 @@ class ServerOptions:
     live_max: int = 1000
     access_log: bool = False
     gzip: bool = True
+    #: the install's path: ``/`` or a sub-path such as ``/sipp/`` (base_url() then carries it,
+    #: and requests outside it are 404)
+    base_path: str = "/"
 
 
 class Replica:
@@ -181,7 +186,7 @@ class HttpProtocol(asyncio.Protocol):
 
     def _base(self, req: Request) -> str:
         host = req.headers.get("host") or f"127.0.0.1:{self.port}"
-        return f"http://{host}/"
+        return f"http://{host}{self.replica.options.base_path}"
 
     def _drain(self) -> None:
         while self.queue and not self.busy and not self.closed:
@@ -207,6 +212,14 @@ class HttpProtocol(asyncio.Protocol):
     def _answer(self, req: Request, keep_alive: bool) -> None:
         replica = self.replica
         base = self._base(req)
+        prefix = replica.options.base_path
+        if prefix != "/":
+            # a sub-path install: the app lives under the prefix, the rest of the host is not
+            # SIPP (the web server's own 404)
+            if req.path != prefix.rstrip("/") and not req.path.startswith(prefix):
+                self._write(Response.html(CI_404, 404), keep_alive, req.method == "HEAD")
+                return
+            req = dataclasses.replace(req, path="/" + req.path[len(prefix) :])
         self.accept_gzip = replica.options.gzip and "gzip" in req.headers.get(
             "accept-encoding", ""
         )
@@ -309,7 +322,7 @@ class HttpProtocol(asyncio.Protocol):
 
 
 async def serve(replica: Replica, host: str, port: int) -> None:
-    """Serve until cancelled; prints ``listening on http://HOST:PORT/`` once bound."""
+    """Serve until cancelled; prints ``listening on http://HOST:PORT/<base path>`` once bound."""
     loop = asyncio.get_running_loop()
     bound_port = port
     server = await loop.create_server(
@@ -318,7 +331,7 @@ async def serve(replica: Replica, host: str, port: int) -> None:
     sockets = server.sockets or ()
     if sockets:
         bound_port = sockets[0].getsockname()[1]
-    print(f"listening on http://{host}:{bound_port}/", flush=True)
+    print(f"listening on http://{host}:{bound_port}{replica.options.base_path}", flush=True)
     live_task = None
     if replica.options.live_interval > 0:
         live_task = asyncio.ensure_future(replica.live())

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
 from .court import TODAY, Court
-from .formats import date_en
+from .formats import date_id
 from .model import Case, CourtData, number_of
 from .render import (
     ALL_TAB_ROUTES,
@@ -239,6 +239,11 @@ class Site:
             if len(rest) >= 3:
                 enc = rest[2]
                 alur_id = self._flow_of(enc)
+            if len(rest) >= 4 and rest[3] != "key":
+                # a page of a keyword search: list_perkara/page/<n>/<enc>/<keyword token>/...
+                keyword = self.codec.decrypt(rest[3])
+                if keyword:
+                    return self._keyword_page(base, session, keyword, page)
         elif rest[0] == "search_detail" and len(rest) >= 3 and rest[1] == "page":
             page = max(int(rest[2]), 1) if rest[2].isdigit() else 1
             return self._render_search(base, session, ci, page)
@@ -273,6 +278,8 @@ class Site:
         indices: list[int] | None = None,
         total: int | None = None,
         pager_path: str = "list_perkara/page/",
+        keyword: str = "",
+        title: str | None = None,
     ) -> Response:
         session.warm = True
         if indices is None:
@@ -283,13 +290,16 @@ class Site:
             (self._cells(i, tilang), self.codec.encrypt(str(self.data.id_perkara(i))))
             for i in indices
         ]
-        if alur_id is None:
+        if title is not None:
+            enc = self.codec.encrypt("var_id=-1;var_tahapan=10;")
+        elif alur_id is None:
             title = "DATA SELURUH PERKARA"
-            enc = self.codec.encrypt("var_id=;var_tahapan=;")
+            enc = self.codec.encrypt("var_id=-1;var_tahapan=10;")
         else:
             title = "DAFTAR PERKARA " + self.court.flow_title(alur_id).upper()
             enc = self.codec.encrypt(f"var_id={alur_id};var_tahapan=10;")
-        sync = None if self.court.variant == "pa" else f"{date_en(TODAY)} 06:00:01"
+        # header.php:8-17: convertDayDate(date) time zonaWaktu; the PA court has no sync row
+        sync = None if self.court.variant == "pa" else f"{date_id(TODAY)} 06:00:01 WIB"
         html = list_page(
             self._shell(base),
             ListPage(
@@ -302,6 +312,8 @@ class Site:
                 tilang=tilang,
                 sync=sync,
                 pager_path=pager_path,
+                keyword=keyword,
+                keyword_enc=self.codec.encrypt(keyword) if keyword else "key",
             ),
         )
         return Response.html(html, full_page=True)
@@ -312,13 +324,26 @@ class Site:
         keyword = " ".join((form.get("search_keyword") or [""])[0].split())
         if not keyword:
             return self._render_list(base, session, None, 1, False)
+        return self._keyword_page(base, session, keyword, 1)
+
+    def _keyword_page(self, base: str, session: PhpSession, keyword: str, page: int) -> Response:
+        """One page of a keyword search: the keyword is shown in the box and carried
+        (encrypted) by the paging URLs, as list_perkara.php/body.php print it."""
         hits = [
             i
             for i in range(len(self.data) - 1, -1, -1)
             if keyword.lower() in self._number(i).lower()
         ]
+        start = (page - 1) * ROWS_PER_PAGE
         return self._render_list(
-            base, session, None, 1, False, indices=hits[:ROWS_PER_PAGE], total=len(hits)
+            base,
+            session,
+            None,
+            page,
+            False,
+            indices=hits[start : start + ROWS_PER_PAGE],
+            total=len(hits),
+            keyword=keyword,
         )
 
     def _search_detail(
@@ -372,6 +397,9 @@ class Site:
             indices=indices,
             total=total,
             pager_path="list_perkara/search_detail/page/",
+            # list_perkara.php:159-165: the session holds the posted enc's plaintext
+            # ("var_id=...;var_tahapan=10;"), which is no flow id, so getJenisPerkara finds none
+            title="DAFTAR PERKARA ALUR PERKARA TIDAK DITEMUKAN",
         )
 
     def _number(self, index: int) -> str:

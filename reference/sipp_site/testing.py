@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .faults import FAULTS_OFF_LINE
 
-_LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/)")
+_LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/\S*)")
 STARTUP_TIMEOUT = 60.0
 
 

@@ -4,6 +4,11 @@ import pytest
 
 from harvest.sipp import ListRow, MenuEntry, ParseError, parse_list_page
 from harvest.sipp.list_page import listing_url
+from harvest.sipp.warnings import ParseWarning, collect_warnings
+
+from .conftest import FIXTURES
+
+GOLDEN = FIXTURES / "golden"
 
 BASE = "https://sipp.pa-metro.go.id/"
 TOKEN_1 = (
@@ -168,10 +173,15 @@ def test_page_without_case_table_is_a_parse_error():
         parse_list_page("<html><body><p>hello</p></body></html>", BASE)
 
 
-def test_unknown_column_is_a_parse_error(real_list_html):
-    html = real_list_html.replace("<td>Link</td>", "<td>Tautan Baru</td>")
-    with pytest.raises(ParseError, match="unknown list columns"):
-        parse_list_page(html, BASE)
+def test_unknown_column_is_kept_generically_with_a_warning(real_list_html):
+    html = real_list_html.replace(">Status Perkara</td>", ">Status Terakhir</td>")
+    with collect_warnings() as warnings:
+        page = parse_list_page(html, BASE)
+    assert warnings == [ParseWarning("list", "Status Terakhir", "column")]
+    first = page.rows[0].data
+    assert "status_perkara" not in first
+    assert first["lainnya"] == [{"label": "Status Terakhir", "value": "Sidang pertama"}]
+    assert len(page.rows) == len(parse_list_page(real_list_html, BASE).rows)
 
 
 def test_empty_body_is_a_parse_error():
@@ -194,3 +204,24 @@ def test_http_links_on_an_https_page_are_upgraded(real_list_html):
         "http://sipp.pa-metro.go.id/show_detil/", "http://mirror.example/show_detil/"
     )
     assert parse_list_page(other, BASE).rows[0].detail_url.startswith("http://mirror.example/")
+
+
+def test_unknown_column_reaches_the_case_part(real_list_html):
+    from harvest.sipp import case_part_data
+    from harvest.sipp.detail_page import DetailPage
+
+    html = real_list_html.replace(">Status Perkara</td>", ">Status Terakhir</td>")
+    row = parse_list_page(html, BASE).rows[0]
+    detail = DetailPage(row.nomor_perkara, {"header": {}, "data_umum": {}}, [])
+    part = case_part_data("pa-metro", row, detail)
+    assert part["list_row"]["lainnya"] == [{"label": "Status Terakhir", "value": "Sidang pertama"}]
+    assert "status_perkara" not in part["list_row"]
+    assert "lama_proses" not in part["list_row"]
+
+
+def test_the_sync_date_of_the_total_line():
+    html = (GOLDEN / "list-pn-all-cases" / "page.html").read_text(encoding="utf-8")
+    page = parse_list_page(html, "http://sipp.pn-contoh.go.id/list_perkara")
+    assert page.pembaharuan_data == "Rabu, 19 Juni 2024 17:05:12 WIB"
+    failed = (GOLDEN / "list-pn-search-sync-failed" / "page.html").read_text(encoding="utf-8")
+    assert parse_list_page(failed, "http://sipp.pn-contoh.go.id/").pembaharuan_data is None

@@ -103,7 +103,7 @@ def test_saved_pages_are_not_error_pages(name):
 def test_pidana_values():
     name = "pn-pidana"
     case = case_part_data("pn-replika", _row(name), _detail(name))
-    assert case["nomor_perkara"] == "12/Pid.B/2022/PN Rpk"
+    assert case["nomor_perkara"] == "12/Pid.B/2023/PN Rpk"
     header = case["header"]
     assert header["pihak_1"]["label"] == "Penuntut Umum"
     assert header["pihak_2"]["label"] == "Terdakwa"
@@ -113,8 +113,20 @@ def test_pidana_values():
     assert du["dakwaan"].split("\n")[0] == "PERTAMA:"
     assert "nilai_sengketa" not in du
     assert "petitum" not in du
-    assert "kuasa" not in du
-    assert [p["label"] for p in du["pihak"]] == ["Penuntut Umum", "Terdakwa"]
+    # data_umum.php: the second party's lawyers (kuasa 2) and, for alur 111, Anak Korban
+    assert du["kuasa"] == [
+        {
+            "label": "Penasihat Hukum Terdakwa",
+            "rows": [
+                {
+                    "nama": "BAMBANG SIMANJUNTAK, S.H., M.Kn.",
+                    "nama_pihak": header["pihak_2"]["nama"][0],
+                }
+            ],
+        }
+    ]
+    assert du["pihak"][2] == {"label": "Anak Korban", "nama": []}
+    assert [p["label"] for p in du["pihak"]] == ["Penuntut Umum", "Terdakwa", "Anak Korban"]
     assert du["pihak_dipublikasikan"] == "Ya"
     putusan = _tab(name, "putusan")
     assert putusan["tanggal_label"] == "Tanggal Putusan"
@@ -129,10 +141,11 @@ def test_pidana_values():
     bb = _tab(name, "barang_bukti")
     assert len(bb) == 3
     assert all(item["tanggal_penerimaan"] == du["tanggal_pendaftaran"] for item in bb)
-    assert bb[0]["tanggal_penyerahan"] == "2023-01-02"  # printed 02/01/2023
+    assert bb[0]["tanggal_penyerahan"] == "2023-12-11"  # printed 11/12/2023
     assert bb[0]["tempat_penyerahan"] == "Kejaksaan Negeri Replika"
-    assert bb[0]["catatan"] is None
-    assert bb[2]["catatan"] == "Dikembalikan kepada saksi"
+    assert bb[0]["catatan"] == "Dirampas untuk dimusnahkan"
+    assert bb[1]["catatan"] is None
+    assert bb[2]["tanggal_penyerahan"] is None
     assert _tab("pn-pidana-no-barang-bukti", "barang_bukti") == []
     riwayat = _tab(name, "riwayat_perkara")
     assert riwayat[0] == {
@@ -154,10 +167,15 @@ def test_gugatan_with_mediasi_values():
     assert isinstance(du["nilai_sengketa"], int)
     assert du["nilai_sengketa"] % 1_000_000 == 0
     assert du["petitum"].startswith("PRIMAIR:\nMengabulkan gugatan Penggugat untuk seluruhnya;")
-    assert [k["label"] for k in du["kuasa"]] == ["Kuasa Hukum Penggugat", "Kuasa Hukum Tergugat"]
+    assert [k["label"] for k in du["kuasa"]] == [
+        "Kuasa Hukum Penggugat",
+        "Kuasa Hukum Tergugat",
+        "Kuasa Hukum Turut Tergugat",
+    ]
+    assert du["pihak"][2] == {"label": "Turut Tergugat", "nama": []}  # printed '-'
     assert du["prodeo"] in ("Ya", "Tidak")
     (round_1,) = _tab(name, "mediasi")
-    assert round_1["nomor_penetapan_mediator"] == "5/Pdt.G/2019/PN Rpk"
+    assert round_1["nomor_penetapan_mediator"] == "8/Pdt.G/2021/PN Rpk"
     assert round_1["mediator"][0]["status"] in ("Hakim", "Non-Hakim")
     penetapan = _tab(name, "penetapan")
     assert [h["posisi"] for h in penetapan["hakim"]][:3] == [
@@ -184,7 +202,11 @@ def test_permohonan_values():
     case = case_part_data("pn-replika", _row(name), _detail(name))
     assert case["header"]["pihak_2"]["nama"] == []
     assert len(case["list_row"]["para_pihak"]) == 1
-    assert [k["label"] for k in case["data_umum"]["kuasa"]] == ["Kuasa Hukum Pemohon"]
+    assert case["data_umum"]["kuasa"] == [
+        {"label": "Kuasa Hukum Pemohon", "rows": []},
+        {"label": "Kuasa Hukum Termohon", "rows": []},
+    ]
+    assert case["data_umum"]["pihak"][1] == {"label": "Termohon", "nama": []}
     putusan_tab = next(t for t in case["tabs"] if t["slug"] == "putusan")
     assert putusan_tab == {"slug": "putusan", "label": "Penetapan", "available": True}
     putusan = _tab(name, "putusan")
@@ -196,12 +218,20 @@ def test_tilang_values():
     name = "pn-tilang"
     du = _detail(name).data["data_umum"]
     assert du["klasifikasi_perkara"] == "Lalu Lintas"
-    assert "tanggal_surat" not in du
-    assert "dakwaan" not in du
+    # data_umum.php:52-97: Tanggal Surat but no Nomor Surat; the controller never sets
+    # Tanggal Penindakan, Jenis Surat Tilang or Nomor Pembayaran; an empty Dakwaan row
+    assert du["tanggal_surat"] == "2019-06-27"
+    assert "nomor_surat" not in du
+    assert du["dakwaan"] is None
     assert du["ditindak_oleh"] == "Sat Lantas Polres Replika"
-    assert du["jenis_surat_tilang"] in ("Biru", "Merah")
-    assert len(du["nomor_pembayaran"]) == 15
-    assert du["nomor_pembayaran"].isdigit()
+    assert du["tanggal_penindakan"] is None
+    assert du["jenis_surat_tilang"] is None
+    assert du["nomor_pembayaran"] is None
+    assert du["pihak"] == [
+        {"label": "Terdakwa", "nama": [_detail(name).data["header"]["pihak_2"]["nama"][0]]}
+    ]
+    assert "kuasa" not in du
+    assert _detail(name).data["header"]["pihak_1"] is None
     putusan = _tab(name, "putusan")
     assert putusan["pemberitahuan_putusan"] == []
     assert putusan["status_putusan_terdakwa"][0]["putusan"].startswith("Denda Rp.")
@@ -216,7 +246,9 @@ def test_anak_lists_diversi_as_unavailable_and_hides_amar():
     assert diversi[0].url.startswith(BASE + "show_diversi/")
     assert all(t.available for t in detail.tabs if t.slug != "diversi")
     assert _tab("pn-anak", "putusan")["amar_putusan"] == "Disamarkan"
-    assert {"label": "Anak Korban", "nama": ["Disamarkan"]} in detail.data["data_umum"]["pihak"]
+    assert {"label": "Anak Korban", "nama": []} in detail.data["data_umum"]["pihak"]
+    # detil_perkara.php:2-7/96: a child case with diversi data lists no Jadwal Sidang
+    assert "jadwal_sidang" not in [t.slug for t in detail.tabs]
 
 
 def test_tab_urls_are_absolute_load_urls():

@@ -2,7 +2,8 @@
 
 Uses the replica's renderers directly (no server): every list page of the all-cases list and
 of the traffic-ticket list, every case's detail page and every available tab fragment, for a
-PN court of 300 cases (every PN case type) and a PA court of 120 cases.
+PN court of 300 cases (every PN case type), a PA court of 120 cases, a PTUN court and a
+military court of 80 cases each, and the PN court under a sub-path (``/sipp/``).
 """
 
 from __future__ import annotations
@@ -26,14 +27,25 @@ from reference.sipp_site.model import CourtData
 from reference.sipp_site.tokens import TokenCodec
 
 BASE = "http://127.0.0.1:8800/"
-SIZES = {"pn": 300, "pa": 120}
+SIZES = {"pn": 300, "pa": 120, "ptun": 80, "militer": 80, "pn-sub": 120}
+KINDS = {
+    "pn": {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "praperadilan"},
+    "pn-sub": {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana"},
+    "pa": {"gugatan", "permohonan", "jinayat"},
+    "ptun": {"tun"},
+    "militer": {"pidana", "pendapat"},
+}
 
 
-def _court(variant: Literal["pn", "pa"]):
+def _court(name: str):
+    variant: Literal["pn", "pa", "ptun", "militer"] = (
+        "pn" if name == "pn-sub" else name  # type: ignore[assignment]
+    )
     court = make_court(variant)
-    data = CourtData(court, seed=1, cases=SIZES[variant])
+    data = CourtData(court, seed=1, cases=SIZES[name])
     codec = TokenCodec(1)
-    return court, data, codec, R.Shell(court=court, base=BASE, encrypt=codec.encrypt)
+    base = BASE + "sipp/" if name == "pn-sub" else BASE
+    return court, data, codec, R.Shell(court=court, base=base, encrypt=codec.encrypt)
 
 
 def _list_pages(data, codec, shell, alur_id=None):
@@ -60,17 +72,17 @@ def _list_pages(data, codec, shell, alur_id=None):
             ),
         )
         assert page_error(html, expect="list") is None
-        pages.append(parse_list_page(html, f"{BASE}list_perkara/page/{page}/x/key/col/2"))
+        pages.append(parse_list_page(html, f"{shell.base}list_perkara/page/{page}/x/key/col/2"))
     return pages
 
 
-@pytest.fixture(scope="module", params=["pn", "pa"])
+@pytest.fixture(scope="module", params=["pn", "pa", "ptun", "militer", "pn-sub"])
 def court(request):
-    return _court(request.param)
+    return (request.param, *_court(request.param))
 
 
 def test_list_pages_round_trip(court):
-    _court_obj, data, codec, shell = court
+    _name, _court_obj, data, codec, shell = court
     pages = _list_pages(data, codec, shell)
     assert pages[-1].no_data
     assert pages[-1].rows == []
@@ -86,7 +98,8 @@ def test_list_pages_round_trip(court):
 
 
 def test_every_case_round_trips(court):
-    court_obj, data, codec, shell = court
+    name, court_obj, data, codec, shell = court
+    base = shell.base
     rows: dict[str, ListRow] = {
         r.nomor_perkara: r for p in _list_pages(data, codec, shell) for r in p.rows
     }
@@ -101,7 +114,7 @@ def test_every_case_round_trips(court):
         ]
         html = R.detail_page(shell, case, token, penahanan)
         assert page_error(html, expect="detail", case_number=case.nomor_perkara) is None
-        detail = parse_detail_page(html, BASE + "detil_perkara")
+        detail = parse_detail_page(html, base + "detil_perkara")
         assert normalise_case_number(detail.nomor_perkara) == case.nomor_perkara
         part = case_part_data(court_obj.court_id, rows[case.nomor_perkara_raw], detail)
         assert part == case.case_data, case.nomor_perkara
@@ -109,7 +122,7 @@ def test_every_case_round_trips(court):
             if not tab.available:
                 assert tab.slug in ("diversi", "we_kppu")
                 continue
-            assert tab.url.startswith(f"{BASE}show_{tab.slug}/{token}")
+            assert tab.url.startswith(f"{base}show_{tab.slug}/{token}")
             fragment = R.fragment(case, tab.slug, True)
             assert (
                 page_error(
@@ -127,14 +140,12 @@ def test_every_case_round_trips(court):
                 assert page_error(cold, expect="tab") == (
                     "session not warmed: party labels missing"
                 )
-    if court_obj.variant == "pn":
-        assert kinds == {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana"}
+    assert kinds == KINDS[name]
+    if name == "pn":
         assert slugs == {
             "penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
             "banding", "kasasi", "biaya_perkara", "barang_bukti", "riwayat_perkara",
         }  # fmt: skip
-    else:
-        assert kinds == {"gugatan", "permohonan", "jinayat"}
 
 
 def _has_party_labels(data, slug: str) -> bool:
@@ -152,9 +163,10 @@ def test_tilang_list_pages_parse():
         case = data.case(index)
         extra = case.extra["tilang"]
         assert row.nomor_perkara == case.nomor_perkara_raw
-        assert row.data["nomor_seri_tilang"] == extra["seri"]
+        # perkara_list.php:58-59 prints the serial and the plate without spaces
+        assert row.data["nomor_seri_tilang"] == extra["seri"].replace(" ", "")
         assert row.data["nomor_pembayaran"] == extra["bayar"]
-        assert row.data["tanda_nomor_kendaraan"] == extra["plate"]
+        assert row.data["tanda_nomor_kendaraan"] == extra["plate"].replace(" ", "")
         assert row.data["pelanggar"] == extra["offender"]
         # the tilang list is not the item's list_row (docs/item-format.md)
         assert case_part_data("pn-replika", row, parse_detail_page(

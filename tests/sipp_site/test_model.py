@@ -54,7 +54,7 @@ def test_case_mix_covers_every_tab_and_flow():
             assert tab["available"] == (tab["slug"] not in ("diversi", "we_kppu"))
         assert case.tab_list[-1]["slug"] == "riwayat_perkara"
         assert set(case.tabs) == {t["slug"] for t in case.tab_list if t["available"]}
-    assert set(flows) == {1, 2, 8, 111, 114, 118}
+    assert set(flows) == {1, 2, 8, 111, 114, 118, 119}
     for slug in ("penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
                  "barang_bukti", "biaya_perkara", "banding", "kasasi", "riwayat_perkara",
                  "diversi"):  # fmt: skip

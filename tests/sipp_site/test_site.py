@@ -18,7 +18,7 @@ from tests.support.pages import PAGE_TEMPLATE, detail_tokens
 from tests.support.waiting import wait_until
 
 HEADER_NUMBER = re.compile(
-    r'<table id="tableinfo"[^>]*><tr>.*?</tr><tr><td>([^<]*)</td>', re.DOTALL
+    r'<table id="tableinfo"[^>]*>.*?</tr>\s*<tr>\s*<td>([^<]*)</td>', re.DOTALL
 )
 
 
@@ -130,8 +130,8 @@ def test_detail_tabs_and_fragments_equal_the_truth(replica, http, tmp_path):
         page = _detail(http, replica.url, tok).text
         number = HEADER_NUMBER.search(page).group(1)
         doc = truth[" ".join(number.split())]
-        lis = re.findall(r"<a href=\"#(tabs\d+)\" id='tabInfo'[^>]*>([^<]+)</a>", page)
-        assert [label for _, label in lis[1:]] == [t["label"] for t in doc["case"]["tabs"]]
+        lis = re.findall(r"<a href=\"#(tabs\d+)\" id= 'tabInfo'[^>]*>([^<]+)</a>", page)
+        assert [label.strip() for _, label in lis[1:]] == [t["label"] for t in doc["case"]["tabs"]]
         loads = dict(re.findall(r"\$\('#(tabs\d+)'\)\.load\('([^']+)'\)", page))
         assert len(loads) > len(lis)  # a .load line for every route, shown or not
         for div, _label in lis[1:]:
@@ -220,7 +220,7 @@ def test_tokens_stay_valid_after_a_restart_with_the_same_seed(replica, http):
 def test_pa_variant_page(pa_replica, http):
     html = http.get(pa_replica.url).text
     assert "PENGADILAN AGAMA REPLIKA" in html
-    assert '<font color="red">Error, Pihak Not Found!!!</font>:<br />Disamarkan' in html
+    assert '<font color="red">Error, Pihak Not Found!!!</font>:</br>Disamarkan' in html
     quirk = re.search(
         r'href="([^"]*list_perkara/(?!type/)[A-Za-z0-9=]{40,})">Perdata Gugatan<', html
     )
@@ -305,7 +305,7 @@ def test_search_popup_and_detention_popup(replica, http):
     assert 'action="' + replica.url + 'list_perkara/search_detail"' in popup
     for token in detail_tokens(html):
         page = _detail(http, replica.url, token).text
-        m = re.search(r"detilPenahanan\('([^']+)','([^']+)'\)", page)
+        m = re.search(r"detilPenahanan\('([^']+)' , '([^']+)'\)", page)
         if m:
             break
     else:
@@ -383,9 +383,9 @@ def test_values_are_printed_in_the_site_formats(replica, http):
     token = _token_of(http, replica.url, data, civil)
     detail = _detail(http, replica.url, token).text
     du = case.case_data["data_umum"]
-    assert f"<td>{decimal_money(du['nilai_sengketa'])}</td>" in detail
+    assert f"<td class='wrapword'>{decimal_money(du['nilai_sengketa'])}</td>" in detail
     registered = date_id(case.registered)
-    assert f"Tanggal Pendaftaran</font></td><td>{registered}</td>" in detail
+    assert f"Tanggal Pendaftaran</font></td>\n\t\t\t\t<td>{registered}</td>" in detail
     biaya = http.get(replica.url + "show_biaya_perkara/" + token).text
     first = case.tabs["biaya_perkara"][0]["transaksi"][0]
     assert f'<td align="right">{rupiah(first["pemasukan"])}</td>' in biaya
