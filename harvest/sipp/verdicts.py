@@ -203,17 +203,31 @@ _PARTY_COLUMNS = {
 _PARTY_DATES = frozenset({"tanggal", "tanggal_permohonan"})
 
 
+def _records(table: Element) -> list[list[tuple[str, Element]]]:
+    """A headed table's data rows as ``(header text as printed, cell)`` pairs (rows whose
+    cell count differs from the header's, such as a spacer, are layout)."""
+    trs = [tr for tr in rows(table) if cells(tr)]
+    if not trs:
+        return []
+    header = [text(td) for td in cells(trs[0])]
+    return [
+        list(zip(header, cells(tr), strict=True))
+        for tr in trs[1:]
+        if len(cells(tr)) == len(header)
+    ]
+
+
 def _party_rows(
     table: Element, page: str, column_key: Callable[[str], str] = lambda c: c
 ) -> list[dict[str, Any]]:
     """The rows of a headed party table (``No | Status | Nama | Tanggal`` and kin)."""
     out: list[dict[str, Any]] = []
-    for rec in table_records(table):
+    for rec in _records(table):
         row: dict[str, Any] = {}
-        for column, cell in rec.items():
-            if column in ("no", "no."):
+        for column, cell in rec:
+            if column.lower() in ("no", "no."):
                 continue
-            key = _PARTY_COLUMNS.get(column_key(column))
+            key = _PARTY_COLUMNS.get(column_key(column.lower()))
             if key is None:
                 warn(page, column, "column")
                 _other(row, column, text(cell))
