@@ -167,7 +167,7 @@ def _field(
         warn(page, label, "value")
         _other(out, label, text(cell))
         value = None
-    if value is None and out.get(key) is not None:
+    if value in (None, []) and out.get(key) not in (None, []):
         return  # a repeated label printed empty (putusan_sela) never hides the filled one
     out[key] = value
 

@@ -137,3 +137,19 @@ def test_no_data_message_is_empty_and_a_page_without_tables_is_an_error(slug: st
     assert parse_tab(slug, "<div><b>DATA TIDAK DITEMUKAN</b></div>") == {}
     with pytest.raises(ParseError, match=slug):
         parse_tab(slug, "<div>Maaf, halaman sedang dalam perbaikan</div>")
+
+
+def test_single_judge_and_lines_without_a_title():
+    html = (
+        _heading("PUTUSAN BANDING")
+        + "<table id='infoPerkara'>"
+        + _row("Majelis Hakim Banding", "Hakim Tunggal: Dr. Sri Mulyani, S.H.")
+        + _row("Majelis Hakim Banding", "")
+        + "</table>"
+    )
+    got, warned = _warnings("banding", html)
+    # a repeated label printed empty keeps the filled value
+    assert got == {
+        "majelis_hakim": [{"jabatan": "Hakim Tunggal", "nama": "Dr. Sri Mulyani, S.H."}]
+    }
+    assert warned == []
