@@ -29,7 +29,7 @@ from harvest.identity import dedupe_key, normalise_case_number, source_type
 
 from . import _vocab as V
 from .court import FIRST_DAY, TODAY, Alur, Court
-from .formats import iso, thousands
+from .formats import date_id, iso, thousands
 
 JSON = dict[str, Any]
 
@@ -567,7 +567,8 @@ class _CaseBuilder:
     def appeal(self, putusan: dt.date, criminal: bool, appellant: str, opponent: str) -> None:
         """Banding, then perhaps Kasasi and PK (detil_banding/kasasi/pk.php)."""
         r = self.rng
-        if r.random() >= (0.18 if criminal else 0.12):
+        # a gugatan sederhana has no banding (its remedy is Keberatan, another tab)
+        if r.random() >= (0.18 if criminal else 0.12) or self.alur.kind == "sederhana":
             return
         d_req = _workday(self.clock.after(putusan, 2, 7))
         if not self.event(d_req, "Upaya Hukum", "Permohonan Banding", "Banding"):
@@ -600,7 +601,7 @@ class _CaseBuilder:
         decided = _workday(self.clock.after(sent, lo, hi))
         back = _workday(self.clock.after(decided, 10, 30))
         archived = _workday(self.clock.after(back, 5, 40))
-        has = self.clock.happened
+        happened = self.clock.happened  # (the main stream draws as before withdrawals)
         court = "PT Replika" if level == "Banding" else level.replace("Kasasi", "K")
         year = decided.year
         nomor = (
@@ -615,13 +616,27 @@ class _CaseBuilder:
             else ("Tolak", "Kabul", "Tolak Perbaikan")
         )  # fmt: skip
         majelis = r.sample(V.JUDGES, 3)
-        clerk = r.choice(V.CLERKS) if has(decided) else None
+        clerk = r.choice(V.CLERKS) if happened(decided) else None
         letter = (
             f"W{r.randint(1, 30)}.U{r.randint(1, 20)}/{r.randint(100, 9999)}"
             f"/HK.01/{sent.month}/{sent.year}"
-            if has(sent)
+            if happened(sent)
             else None
         )
+
+        # a few appeals are withdrawn (tglCabut): nothing after that day happens
+        cabut = _workday(d_req + dt.timedelta(v.randint(7, 60)))
+        withdrawn = level != "PK" and v.random() < 0.05 and self.clock.happened(cabut)
+
+        def has(day: dt.date | None) -> bool:
+            return self.clock.happened(day) and not (
+                withdrawn and day is not None and day >= cabut
+            )
+
+        if not has(decided):
+            clerk = None
+        if not has(sent):
+            letter = None
 
         def day(start: dt.date | None, lo: int, hi: int, p: float = 0.9) -> dt.date | None:
             if start is None or v.random() >= p:
@@ -642,12 +657,26 @@ class _CaseBuilder:
         for _sid, status, name in parties:
             row: JSON = {"status": status, "nama": name}
             if not pk:
-                lawyer = self.hidden(self.lawyer()) if v.random() < 0.25 else None
+                lawyer = (
+                    self.hidden(
+                        f"{v.choice(V.FIRST_NAMES_M)} {v.choice(V.LAST_NAMES)}, "
+                        f"{v.choice(V.TITLES_LAWYER)}"
+                    )
+                    if v.random() < 0.25
+                    else None
+                )
                 row["diwakili"] = "Ya" if lawyer else "Tidak"
                 row["diwakili_oleh"] = lawyer
             para.append(row)
         out["para_pihak"] = para
         keterangan = {"Banding": None, "Kasasi": "Keterangan:", "PK": st_app}[level]
+        if withdrawn:  # detil_banding.php:76-78 / detil_kasasi.php:72-81
+            lv = "Banding" if level == "Banding" else "kasasi"
+            keterangan = "\n".join(
+                x
+                for x in (f"Permohonan {lv} Telah Dicabut Pada {date_id(cabut)}", keterangan)
+                if x
+            )
         out["pemohon"] = [
             {"tanggal_permohonan": iso(d_req), "nama": appellant, "keterangan": keterangan}
         ]
