@@ -73,6 +73,10 @@ def _body(doc: Element) -> Element:
 
 
 def _is_no_data(doc: Element) -> bool:
+    """True when the fragment's only visible text is a no-data message (such a fragment has
+    no table, so a page with one is never read whole here: that was half the parse time)."""
+    if doc.find(".//table") is not None:
+        return False
     return clean_text(" ".join(lines(_body(doc)))).lower() in _NO_DATA
 
 
