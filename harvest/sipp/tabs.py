@@ -26,6 +26,7 @@ from harvest.sipp.html import (
     xpath_elements,
 )
 from harvest.sipp.normalise import clean_text, none_if_empty, parse_money
+from harvest.sipp.verdicts import VERDICT_PARSERS
 
 #: Messages a tab prints instead of data.
 NO_DATA_MESSAGES = frozenset(
@@ -199,11 +200,6 @@ def _add_other_row(record: dict[str, Any], label: str, cell: Element) -> None:
 def _text_field(cell: Element, where: str) -> str | None:
     """Converter: the cell's text, ``None`` when empty (text cannot fail: ``where`` unused)."""
     return _text(cell)
-
-
-def _long_field(cell: Element, where: str) -> str | None:
-    """Converter: a long text cell (:func:`harvest.sipp.html.long_text`)."""
-    return long_text(cell)
 
 
 def _label_record(
@@ -382,119 +378,6 @@ def parse_penuntutan(html: str) -> list[dict[str, Any]]:
     return out
 
 
-def _status_putusan(cell: Element, where: str) -> dict[str, Any]:
-    """``Status Putusan``: text on civil cases -> ``status_putusan``; a nested ``No | Nama |
-    Tanggal Putusan | Putusan`` table on criminal ones -> ``status_putusan_terdakwa``."""
-    nested = first(cell, ".//table")
-    if nested is None:
-        return {"status_putusan": _text(cell)}
-    return {
-        "status_putusan_terdakwa": [
-            {
-                "nama": text(_get(rec, "nama")),
-                "tanggal_putusan": _date(_get(rec, "tanggal putusan"), where),
-                "putusan": _text(_get(rec, "putusan")),
-            }
-            for rec in table_records(nested)
-        ]
-    }
-
-
-def _notices(cell: Element, where: str) -> list[dict[str, Any]]:
-    """``Pemberitahuan Putusan``: nested ``No | Status | Nama | Tanggal Pemberitahuan Putusan``."""
-    return [
-        {
-            "status": text(_get(rec, "status")),
-            "nama": text(_get(rec, "nama")),
-            "tanggal": _date(_get(rec, "tanggal pemberitahuan putusan", "tanggal"), where),
-        }
-        for rec in _nested_records(cell)
-    ]
-
-
-#: The rows after the first (``Tanggal Putusan`` / ``Tanggal Penetapan``, see parse_putusan).
-_PUTUSAN_LABELS: LabelMap = {
-    "putusan verstek": ("putusan_verstek", _text_field),
-    "sumber hukum": ("sumber_hukum", _text_field),
-    "status putusan": (None, _status_putusan),
-    "nilai ganti kerugian (rp.)": ("nilai_ganti_kerugian", _money),
-    "amar putusan": ("amar_putusan", _long_field),
-    "petikan penetapan": ("amar_putusan", _long_field),
-    "pemberitahuan putusan": ("pemberitahuan_putusan", _notices),
-    "menerima putusan": ("menerima_putusan", _text_field),
-    "kirim salinan putusan": ("kirim_salinan_putusan", _date),
-    "tanggal minutasi": ("tanggal_minutasi", _date),
-    "keterangan": ("keterangan", _text_field),
-}
-
-
-def parse_putusan(html: str) -> dict[str, Any]:
-    """The verdict (``table#infoPerkara``); see docs/item-format.md ``putusan``."""
-    doc = _doc(html, "putusan")
-    out: dict[str, Any] = {}
-    if _is_no_data(doc):
-        return out
-    pairs = label_rows(_data_tables(doc, "putusan", "infoPerkara")[0])
-    if pairs and pairs[0][0].lower() in ("tanggal putusan", "tanggal penetapan"):
-        label, cell = pairs.pop(0)
-        out["tanggal_label"] = label
-        out["tanggal_putusan"] = _date(cell, f"putusan {label!r}")
-    out.update(_label_record(pairs, _PUTUSAN_LABELS, "putusan"))
-    return out
-
-
-def _pemohon(cell: Element, where: str) -> list[dict[str, Any]]:
-    """``Pemohon <level>``: nested ``No | Nama | Status`` table."""
-    return [
-        {"status": text(_get(rec, "status")), "nama": text(_get(rec, "nama"))}
-        for rec in _nested_records(cell)
-    ]
-
-
-def _names(cell: Element, where: str) -> list[str]:
-    """One name per line; ``-`` (nobody) dropped."""
-    return [n for n in lines(cell) if n != "-"]
-
-
-#: Labels without their level suffix (:func:`_appeal_label`).
-_APPEAL_LABELS: LabelMap = {
-    "pemohon": ("pemohon", _pemohon),
-    "tanggal permohonan": ("tanggal_permohonan", _date),
-    "tanggal pengiriman berkas": ("tanggal_pengiriman_berkas", _date),
-    "nomor surat pengiriman berkas": ("nomor_surat_pengiriman_berkas", _text_field),
-    "majelis hakim": ("majelis_hakim", _names),
-    "panitera pengganti": ("panitera_pengganti", _text_field),
-    "tanggal putusan": ("tanggal_putusan", _date),
-    "nomor putusan": ("nomor_putusan", _text_field),
-    "amar putusan": ("amar_putusan", _long_field),
-    "tanggal penerimaan kembali berkas": ("tanggal_penerimaan_kembali_berkas", _date),
-    "tanggal pengarsipan": ("tanggal_pengarsipan", _date),
-}
-_APPEAL_SUFFIXES = (" peninjauan kembali", " banding", " kasasi", " pk")
-
-
-def _appeal_label(label: str) -> str:
-    """The label lower-cased, without its level suffix (``Tanggal Putusan Banding``)."""
-    low = label.lower()
-    for suffix in _APPEAL_SUFFIXES:
-        if low.endswith(suffix):
-            return low[: -len(suffix)]
-    return low
-
-
-def _appeal_parser(slug: str) -> TabParser:
-    def parse(html: str) -> dict[str, Any]:
-        doc = _doc(html, slug)
-        if _is_no_data(doc):
-            return {}
-        table = _data_tables(doc, slug, "infoPerkara")[0]
-        return _label_record(label_rows(table), _APPEAL_LABELS, slug, _appeal_label)
-
-    parse.__name__ = f"parse_{slug}"
-    parse.__doc__ = f"The {slug} tab: label/value rows whose labels end in the level's name."
-    return parse
-
-
 def parse_biaya_perkara(html: str) -> list[dict[str, Any]]:
     """One stage per ``table#tableStatusPutusan`` (heading = ``tahap``), ``Total`` row apart."""
     doc = _doc(html, "biaya_perkara")
@@ -574,10 +457,7 @@ TAB_PARSERS: dict[str, TabParser] = {
     "saksi": parse_saksi,
     "mediasi": parse_mediasi,
     "penuntutan": parse_penuntutan,
-    "putusan": parse_putusan,
-    "banding": _appeal_parser("banding"),
-    "kasasi": _appeal_parser("kasasi"),
-    "pk": _appeal_parser("pk"),
+    **VERDICT_PARSERS,
     "biaya_perkara": parse_biaya_perkara,
     "barang_bukti": parse_barang_bukti,
 }

@@ -26,7 +26,7 @@ from typing import IO, Any
 
 from . import _vocab as V
 from .court import FIRST_DAY, TODAY, Alur, Court
-from .formats import iso, thousands
+from .formats import date_id, iso, thousands
 from .keys import canonical_json, dedupe_key, normalise_case_number, source_type
 
 JSON = dict[str, Any]
@@ -42,6 +42,7 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
     ("putusan", "tabs10"),
     ("banding", "tabs13"),
     ("kasasi", "tabs14"),
+    ("pk", "tabs15"),
     ("biaya_perkara", "tabs11"),
     ("barang_bukti", "tabs18"),
     ("riwayat_perkara", "tabs12"),
@@ -57,6 +58,7 @@ TAB_LABELS = {
     "putusan": "Putusan",
     "banding": "Banding",
     "kasasi": "Kasasi",
+    "pk": "Peninjauan Kembali",
     "biaya_perkara": "Biaya Perkara",
     "barang_bukti": "Barang Bukti",
     "riwayat_perkara": "Riwayat Perkara",
@@ -315,6 +317,10 @@ class _CaseBuilder:
         self.alur = alur
         self.index = index
         self.rng = rng
+        #: verdict and appeal details (tabs putusan/banding/kasasi/pk) draw from their own
+        #: stream, derived from the case's without consuming it (a tuple of ints hashes the
+        #: same in every process; the whole state holds None, whose hash does not)
+        self.vrng = random.Random(hash(rng.getstate()[1]))
         self.clock = _Clock(rng)
         self.reg = registered
         self.number = court.case_number(seq, alur, registered)
@@ -600,14 +606,16 @@ class _CaseBuilder:
         self.tabs["saksi"] = names
         self.shown.append("saksi")
 
-    def appeal(self, putusan: dt.date, criminal: bool, pemohon: list[JSON]) -> None:
+    def appeal(self, putusan: dt.date, criminal: bool, appellant: str, opponent: str) -> None:
+        """Banding, then perhaps Kasasi and PK (detil_banding/kasasi/pk.php)."""
         r = self.rng
-        if r.random() >= (0.18 if criminal else 0.12):
+        # a gugatan sederhana has no banding (its remedy is Keberatan, another tab)
+        if r.random() >= (0.18 if criminal else 0.12) or self.alur.kind == "sederhana":
             return
         d_req = _workday(self.clock.after(putusan, 2, 7))
         if not self.event(d_req, "Upaya Hukum", "Permohonan Banding", "Banding"):
             return
-        self.tabs["banding"] = self.appeal_data("Banding", d_req, pemohon, 30, 80)
+        self.tabs["banding"] = self.appeal_data("Banding", d_req, appellant, opponent, 30, 80)
         self.shown.append("banding")
         back = self.tabs["banding"]["tanggal_penerimaan_kembali_berkas"]
         if back is None or r.random() >= 0.35:
@@ -615,19 +623,28 @@ class _CaseBuilder:
         d_kas = _workday(self.clock.after(dt.date.fromisoformat(back), 3, 14))
         if not self.event(d_kas, "Upaya Hukum", "Permohonan Kasasi", "Kasasi"):
             return
-        self.tabs["kasasi"] = self.appeal_data("Kasasi", d_kas, pemohon, 60, 200)
+        self.tabs["kasasi"] = self.appeal_data("Kasasi", d_kas, appellant, opponent, 60, 200)
         self.shown.append("kasasi")
+        decided = self.tabs["kasasi"]["tanggal_putusan"]
+        if decided is None or self.vrng.random() >= 0.25:
+            return
+        d_pk = _workday(dt.date.fromisoformat(decided) + dt.timedelta(self.vrng.randint(40, 300)))
+        if not self.event(d_pk, "Upaya Hukum", "Permohonan PK", "PK"):
+            return
+        self.tabs["pk"] = self.appeal_data("PK", d_pk, appellant, opponent, 60, 240)
+        self.shown.append("pk")
 
     def appeal_data(
-        self, level: str, d_req: dt.date, pemohon: list[JSON], lo: int, hi: int
+        self, level: str, d_req: dt.date, appellant: str, opponent: str, lo: int, hi: int
     ) -> JSON:
-        r = self.rng
+        """One appeal tab's truth: the sections of detil_<level>.php, in item format."""
+        r, v = self.rng, self.vrng
         sent = _workday(self.clock.after(d_req, 10, 30))
         decided = _workday(self.clock.after(sent, lo, hi))
         back = _workday(self.clock.after(decided, 10, 30))
         archived = _workday(self.clock.after(back, 5, 40))
-        has = self.clock.happened
-        court = "PT Replika" if level == "Banding" else "K"
+        happened = self.clock.happened  # (the main stream draws as before withdrawals)
+        court = "PT Replika" if level == "Banding" else level.replace("Kasasi", "K")
         year = decided.year
         nomor = (
             f"{r.randint(10, 900)}/{'PID' if self.alur.criminal else 'PDT'}/{year}/{court}"
@@ -641,24 +658,174 @@ class _CaseBuilder:
             else ("Tolak", "Kabul", "Tolak Perbaikan")
         )  # fmt: skip
         majelis = r.sample(V.JUDGES, 3)
-        return {
-            "pemohon": [dict(p) for p in pemohon],
-            "tanggal_permohonan": iso(d_req),
-            "tanggal_pengiriman_berkas": iso(sent) if has(sent) else None,
-            "nomor_surat_pengiriman_berkas": (
-                f"W{r.randint(1, 30)}.U{r.randint(1, 20)}/{r.randint(100, 9999)}"
-                f"/HK.01/{sent.month}/{sent.year}"
-                if has(sent)
-                else None
-            ),
-            "majelis_hakim": majelis if has(decided) else [],
-            "panitera_pengganti": r.choice(V.CLERKS) if has(decided) else None,
-            "tanggal_putusan": iso(decided) if has(decided) else None,
-            "nomor_putusan": nomor if has(decided) else None,
-            "amar_putusan": outcome if has(decided) else None,
-            "tanggal_penerimaan_kembali_berkas": iso(back) if has(back) else None,
-            "tanggal_pengarsipan": iso(archived) if has(archived) else None,
-        }
+        clerk = r.choice(V.CLERKS) if happened(decided) else None
+        letter = (
+            f"W{r.randint(1, 30)}.U{r.randint(1, 20)}/{r.randint(100, 9999)}"
+            f"/HK.01/{sent.month}/{sent.year}"
+            if happened(sent)
+            else None
+        )
+
+        # a few appeals are withdrawn (tglCabut): nothing after that day happens
+        cabut = _workday(d_req + dt.timedelta(v.randint(7, 60)))
+        withdrawn = level != "PK" and v.random() < 0.05 and self.clock.happened(cabut)
+
+        def has(day: dt.date | None) -> bool:
+            return self.clock.happened(day) and not (
+                withdrawn and day is not None and day >= cabut
+            )
+
+        if not has(decided):
+            clerk = None
+        if not has(sent):
+            letter = None
+
+        def day(start: dt.date | None, lo: int, hi: int, p: float = 0.9) -> dt.date | None:
+            if start is None or v.random() >= p:
+                return None
+            found = _workday(start + dt.timedelta(v.randint(lo, hi)))
+            return found if has(found) else None
+
+        pk = level == "PK"
+        st_app, st_opp = {
+            "Banding": ("Pembanding", "Terbanding"),
+            "Kasasi": ("Pemohon Kasasi", "Termohon Kasasi"),
+            "PK": ("Pemohon PK", "Termohon PK"),
+        }[level]
+        # IDStatusPihak: 1 appellant, 4 opponent (the views filter sections on it)
+        parties = [(1, st_app, appellant), (4, st_opp, opponent)]
+        out: JSON = {}
+        para: list[JSON] = []
+        for _sid, status, name in parties:
+            row: JSON = {"status": status, "nama": name}
+            if not pk:
+                lawyer = (
+                    self.hidden(
+                        f"{v.choice(V.FIRST_NAMES_M)} {v.choice(V.LAST_NAMES)}, "
+                        f"{v.choice(V.TITLES_LAWYER)}"
+                    )
+                    if v.random() < 0.25
+                    else None
+                )
+                row["diwakili"] = "Ya" if lawyer else "Tidak"
+                row["diwakili_oleh"] = lawyer
+            para.append(row)
+        out["para_pihak"] = para
+        keterangan = {"Banding": None, "Kasasi": "Keterangan:", "PK": st_app}[level]
+        if withdrawn:  # detil_banding.php:76-78 / detil_kasasi.php:72-81
+            lv = "Banding" if level == "Banding" else "kasasi"
+            keterangan = "\n".join(
+                x
+                for x in (f"Permohonan {lv} Telah Dicabut Pada {date_id(cabut)}", keterangan)
+                if x
+            )
+        out["pemohon"] = [
+            {"tanggal_permohonan": iso(d_req), "nama": appellant, "keterangan": keterangan}
+        ]
+        if self.alur.id in (1, 8, 15):
+            out["mediasi"] = {
+                "tanggal_kesepakatan": None,
+                "tanggal_pengajuan_kesepakatan": None,
+                "mediator": [],
+                "tanggal_pengiriman_kesepakatan": None,
+            }
+        memori = day(d_req, 3, 20, 0.8)
+        kontra = day(memori, 7, 14, 0.7)
+        # which IDStatusPihak each section lists (detil_banding.php lines 214, 251, 288, 325, 362)
+        dates: list[tuple[str, frozenset[int], dt.date | None]] = [
+            ("pemberitahuan_permohonan", frozenset({4}), day(d_req, 1, 5, 0.95)),
+            ("penerimaan_memori", frozenset({1}), memori),
+            ("penyerahan_memori", frozenset({4}), day(memori, 1, 6)),
+            ("penerimaan_kontra_memori", frozenset({4}), kontra),
+            ("penyerahan_kontra_memori", frozenset({1}), day(kontra, 1, 6)),
+        ]
+        if not pk:
+            dates.append(("pemberitahuan_inzage", frozenset({1, 4}), day(d_req, 8, 25, 0.8)))
+        for key, shown, when in dates:
+            out[key] = [
+                {"status": status, "nama": name, "tanggal": iso(when) if when else None}
+                for sid, status, name in parties
+                if sid in shown
+            ]
+        out["tanggal_pengiriman_berkas"] = iso(sent) if has(sent) else None
+        out["nomor_surat_pengiriman_berkas"] = letter
+        out["tanggal_putusan"] = iso(decided) if has(decided) else None
+        out["nomor_putusan"] = nomor if has(decided) else None
+        out["amar_putusan"] = outcome if has(decided) else None
+        if not has(decided):
+            out["majelis_hakim"] = []
+        elif pk:
+            out["majelis_hakim"] = [{"jabatan": None, "nama": n} for n in majelis]
+        else:
+            out["majelis_hakim"] = [
+                {"jabatan": j, "nama": n}
+                for j, n in zip(
+                    ("Hakim Ketua", "Hakim Anggota 1", "Hakim Anggota 2"), majelis, strict=True
+                )
+            ]
+        out["panitera_pengganti"] = clerk
+        if not pk:
+            out["tanggal_penerimaan_kembali_berkas"] = iso(back) if has(back) else None
+        out["tanggal_pengarsipan"] = iso(archived) if has(archived) else None
+        told = day(back if has(back) else None, 1, 12, 0.95)
+        out["pemberitahuan_putusan"] = [
+            {"status": status, "nama": name, "tanggal": iso(told) if told else None}
+            for sid, status, name in parties
+            if not pk or sid > 1
+        ]
+        return out
+
+    def notices(
+        self, d_put: dt.date, sides: list[tuple[int, str, list[str]]], p: float
+    ) -> list[JSON]:
+        """The putusan_akhir.php notice rows of every party: ``pihakke``/``urutan`` (render
+        only) and the dates of Pemberitahuan, Menerima and Kirim Salinan Putusan."""
+        v, has = self.vrng, self.clock.happened
+        if v.random() >= p:
+            return []
+        out: list[JSON] = []
+        for pihakke, label, names in sides:
+            for urutan, name in enumerate(names, 1):
+                told = _workday(d_put + dt.timedelta(v.randint(0, 8)))
+                took = _workday(told + dt.timedelta(v.randint(0, 7)))
+                copy = _workday(told + dt.timedelta(v.randint(3, 20)))
+                out.append(
+                    {
+                        "pihakke": pihakke,
+                        "urutan": urutan,
+                        "status": f"{label} {urutan}",
+                        "nama": name,
+                        "tanggal": iso(told) if has(told) else None,
+                        "menerima": iso(took) if has(took) and v.random() < 0.9 else None,
+                        "kirim": iso(copy) if has(copy) and v.random() < 0.8 else None,
+                    }
+                )
+        return out
+
+    def putusan_parties(self, put: JSON, rows: list[JSON], criminal: bool) -> None:
+        """Fill the notice rows of ``put`` (truth) and keep their sides for the renderer."""
+        tilang = self.alur.id == 114
+
+        def pick(key: str, sides: tuple[int, ...]) -> list[JSON]:
+            return [
+                {"status": r["status"], "nama": r["nama"], "tanggal": r[key]}
+                for r in rows
+                if r["pihakke"] in sides and not (tilang and r["pihakke"] == 1)
+            ]
+
+        put["pemberitahuan_putusan"] = pick("tanggal", (1, 2, 3, 4))
+        if criminal:
+            put["menerima_putusan"] = pick("menerima", (1, 2))
+            # the view's pihakke 2 table under Kirim Salinan prints tglMenerimaPutusan (l. 504)
+            put["kirim_salinan_putusan"] = [
+                {"status": r["status"], "nama": r["nama"],
+                 "tanggal": r["kirim"] if r["pihakke"] == 1 else r["menerima"]}
+                for r in rows
+                if r["pihakke"] in (1, 2) and not (tilang and r["pihakke"] == 1)
+            ]  # fmt: skip
+        self.extra["putusan_notices"] = [
+            {"pihakke": r["pihakke"], "urutan": r["urutan"]} for r in rows
+        ]
 
     # ---------------------------------------------------------------- criminal
     def build_criminal(self) -> None:
@@ -804,19 +971,15 @@ class _CaseBuilder:
         d_put = held[-1]
         self.putusan_day = d_put
         self.event(d_put, "Putusan", "Putusan", "Putusan")
+        # putusan_akhir.php fetchStatusPutusanText: "<status> (<n> Tahun <n> Bulan )" per line
         sentence = (
             f"Pidana Pembinaan dalam Lembaga ({_months_short(months)})"
             if anak
             else f"Pidana Penjara Waktu Tertentu ({_months_short(months)})"
         )
         if not anak and r.random() < 0.25:
-            sentence += f", Denda Rp.{r.choice((1, 5, 10, 800))}.000.000,00"
+            sentence += f"\nPidana Denda Rp.{r.choice((1, 5, 10, 800))}.000.000,00"
         minutasi = _workday(self.clock.after(d_put, 1, 14))
-        notified = [
-            {"status": p["label"], "nama": n, "tanggal": iso(d_put)}
-            for p in self.header_parties
-            for n in p["nama"]
-        ]
         put: JSON = {
             "tanggal_label": "Tanggal Putusan",
             "tanggal_putusan": iso(d_put),
@@ -849,11 +1012,16 @@ class _CaseBuilder:
                     ),
                 ]
             ),
-            "pemberitahuan_putusan": notified,
-            "kirim_salinan_putusan": iso(minutasi) if self.clock.happened(minutasi) else None,
             "tanggal_minutasi": iso(minutasi) if self.clock.happened(minutasi) else None,
             "keterangan": None,
         }
+        put["amar_label"] = "Amar Putusan"
+        sides = [(k + 1, p["label"], p["nama"]) for k, p in enumerate(self.header_parties)]
+        self.putusan_parties(put, self.notices(d_put, sides, 0.92), criminal=True)
+        penyidik = _workday(d_put + dt.timedelta(self.vrng.randint(3, 30)))
+        put["kirim_salinan_putusan_penyidik"] = (
+            iso(penyidik) if self.clock.happened(penyidik) and self.vrng.random() < 0.6 else None
+        )
         self.tabs["putusan"] = put
         self.shown.append("putusan")
         if self.event(minutasi, "Minutasi", "Minutasi", "Minutasi"):
@@ -867,7 +1035,7 @@ class _CaseBuilder:
                         ("Dirampas untuk dimusnahkan", "Dikembalikan kepada saksi", None)
                     )
         if not anak:
-            self.appeal(d_put, True, [{"status": self.alur.pihak_2, "nama": defendants[0]}])
+            self.appeal(d_put, True, defendants[0], jaksa[0])
 
     # ---------------------------------------------------------------- military
     def informasi(self, letter: dt.date) -> JSON:
@@ -1035,11 +1203,15 @@ class _CaseBuilder:
             ],
             "amar_putusan": f"Menjatuhkan pidana denda sebesar Rp{thousands(fine)},00 subsidair "
             "1 (satu) hari kurungan; Membebankan biaya perkara sebesar Rp1.000,00",
-            "pemberitahuan_putusan": [],
-            "kirim_salinan_putusan": None,
             "tanggal_minutasi": iso(d_sid),
             "keterangan": "Verstek" if r.random() < 0.6 else None,
         }
+        put = self.tabs["putusan"]
+        put["amar_label"] = "Amar Putusan"
+        put["putusan_verstek"] = "Ya" if put["keterangan"] == "Verstek" else "Tidak"
+        sides = [(k + 1, p["label"], p["nama"]) for k, p in enumerate(self.header_parties)]
+        self.putusan_parties(put, self.notices(d_sid, sides, 0.15), criminal=True)
+        put["kirim_salinan_putusan_penyidik"] = None
         self.shown.append("putusan")
         self.event(d_sid, "Minutasi", "Minutasi", "Minutasi")
 
@@ -1195,24 +1367,37 @@ class _CaseBuilder:
         if verstek:
             outcome = "Dikabulkan Verstek"
         minutasi = _workday(self.clock.after(d_put, 1, 21))
-        notified = []
-        for p in self.header_parties:
-            for n in p["nama"]:
+        notices: list[JSON] = []
+        for pihakke, p in enumerate(self.header_parties, 1):
+            for urutan, n in enumerate(p["nama"], 1):
                 day = _workday(self.clock.after(d_put, 0, 10))
-                notified.append(
+                notices.append(
                     {
-                        "status": p["label"],
+                        "pihakke": pihakke,
+                        "urutan": urutan,
+                        "status": f"{p['label']} {urutan}",
                         "nama": n,
                         "tanggal": iso(day) if self.clock.happened(day) else None,
                     }
                 )
+        # permohonan: status_putusan_id 91 ("Penetapan" labels, no Status Putusan row)
+        penetapan = kind == "permohonan"
         put: JSON = {
-            "tanggal_label": "Tanggal Penetapan" if kind == "permohonan" else "Tanggal Putusan",
+            "tanggal_label": "Tanggal Penetapan" if penetapan else "Tanggal Putusan",
             "tanggal_putusan": iso(d_put),
+            "putusan_verstek": "Ya" if verstek else "Tidak",
+            "sumber_hukum": self.vrng.choice(
+                ([], [], ["KUH Perdata"], ["KUH Perdata", "HIR"], ["Kompilasi Hukum Islam"])
+                if pa
+                else ([], [], ["KUH Perdata"], ["KUH Perdata", "HIR"], ["UU No. 48 Tahun 2009"])
+            ),
         }
-        if kind != "permohonan":
-            put["putusan_verstek"] = "Ya" if verstek else "Tidak"
-        put["status_putusan"] = outcome
+        if not penetapan:
+            put["status_putusan"] = outcome
+        if self.alur.id != 2:
+            ganti = self.vrng.random() < 0.15 and not penetapan
+            put["nilai_ganti_kerugian"] = self.vrng.randint(5, 300) * 1_000_000 if ganti else None
+        put["amar_label"] = "Amar Penetapan" if penetapan else "Amar Putusan"
         put["amar_putusan"] = "\n".join(
             [
                 "MENGADILI:",
@@ -1228,8 +1413,7 @@ class _CaseBuilder:
                 ),
             ]
         )
-        put["pemberitahuan_putusan"] = notified
-        put["kirim_salinan_putusan"] = iso(minutasi) if self.clock.happened(minutasi) else None
+        self.putusan_parties(put, notices, criminal=False)
         put["tanggal_minutasi"] = iso(minutasi) if self.clock.happened(minutasi) else None
         put["keterangan"] = None
         self.tabs["putusan"] = put
@@ -1239,9 +1423,11 @@ class _CaseBuilder:
         if self.event(minutasi, "Minutasi", "Minutasi", "Minutasi"):
             ledger.refund(minutasi)
         if kind != "permohonan":
-            self.appeal(d_put, False, [{"status": self.alur.pihak_2, "nama": p2[0]}])
+            self.appeal(d_put, False, p2[0], p1[0])
             if "banding" in self.tabs:
-                d_req = dt.date.fromisoformat(self.tabs["banding"]["tanggal_permohonan"])
+                d_req = dt.date.fromisoformat(
+                    self.tabs["banding"]["pemohon"][0]["tanggal_permohonan"]
+                )
                 ledger.appeal(d_req)
         self.tabs["biaya_perkara"] = ledger.stages()
 
@@ -1363,13 +1549,10 @@ def _months(n: int) -> str:
 
 
 def _months_short(n: int) -> str:
+    """The view's ``parse_day_to_year`` span: ``1 Tahun 6 Bulan `` (each unit with its space,
+    so the sentence reads ``(1 Tahun 6 Bulan )``; a clean reader keeps that space)."""
     years, months = divmod(n, 12)
-    parts = []
-    if years:
-        parts.append(f"{years} Tahun")
-    if months:
-        parts.append(f"{months} Bulan")
-    return " ".join(parts)
+    return (f"{years} Tahun " if years else "") + (f"{months} Bulan " if months else "")
 
 
 def truth_digest(data: CourtData) -> str:

@@ -27,7 +27,7 @@ from .formats import (
     decimal_money,
     rupiah,
 )
-from .model import TAB_DIV, TAB_LABELS, TAB_ORDER, Case
+from .model import TAB_DIV, TAB_ORDER, Case
 
 JSON = dict[str, Any]
 ROWS_PER_PAGE = 20
@@ -41,7 +41,6 @@ ALL_TAB_ROUTES: tuple[tuple[str, str], ...] = (
     ("rekonvensi", "tabs22"),
     ("putusan_sela", "tabs9"),
     ("verzet", "tabs5"),
-    ("pk", "tabs15"),
     ("eksekusi", "tabs17"),
     ("we_kppu", "tabs55"),
 )
@@ -945,82 +944,308 @@ def frag_penuntutan(data: list[JSON]) -> str:
     return "<table id='infoPerkara' width=\"100%\">\n" + rows + "</table>"
 
 
-def _party_label(label: str, warm: bool) -> str:
-    return label_html(label if warm else LABEL_ERROR)
+_COLS_NOTICE = (
+    '<col width="20%">\n\t\t\t\t\t\t\t\t\t<col width="55%">\n\t\t\t\t\t\t\t\t\t<col width="25%">'
+)
 
 
-def frag_putusan(data: JSON, warm: bool) -> str:
+def _notice_table(rows: Sequence[tuple[str, str, str | None]]) -> str:
+    """One per-party table of putusan_akhir.php (``Status | Nama | Tanggal Pemberitahuan
+    Putusan``); rows are (status html, name, ISO date or None)."""
+    body = "".join(
+        f"<tr><td>{status}</td><td>{e(name)}</td><td>{date_id(_d(day)) if day else ''}</td></tr>"
+        for status, name, day in rows
+    )
+    return (
+        '<div class="cssTable">\n\t\t\t\t\t\t\t\t<table id="tableinfo" style="margin:0px;padding:0px;">\n'
+        f"\t\t\t\t\t\t\t\t\t{_COLS_NOTICE}\n\t\t\t\t\t\t\t\t\t<tbody>\n"
+        "\t\t\t\t\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t\t\t\t\t<td>Status</td>\n"
+        "\t\t\t\t\t\t\t\t\t\t\t<td>Nama</td>\n"
+        "\t\t\t\t\t\t\t\t\t\t\t<td>Tanggal Pemberitahuan Putusan</td>\n\t\t\t\t\t\t\t\t\t\t</tr>\n"
+        f"\t\t\t\t\t\t\t\t\t{body}\t\t\t\t\t\t\t\t\t</tbody>\n\t\t\t\t\t\t\t\t</table>\n"
+        "\t\t\t\t\t\t\t</div>\n"
+    )
+
+
+def _notice_cell(
+    rows: Sequence[JSON], sides: Sequence[JSON], label_of: Callable[[JSON, JSON], str],
+    max_side: int, tilang: bool,
+) -> str:  # fmt: skip
+    """A Pemberitahuan / Menerima / Kirim Salinan cell: the pihakke 1 table whenever any
+    notice exists (never on tilang), then ``<br>`` + the table of each further side that has
+    rows (putusan_akhir.php lines 203-344)."""
+    out = ["\n\t\t\t\t\t"]
+    by_side: dict[int, list[tuple[str, str, str | None]]] = {}
+    for row, side in zip(rows, sides, strict=True):
+        by_side.setdefault(side["pihakke"], []).append(
+            (label_of(row, side), row["nama"], row["tanggal"])
+        )
+    if sides and not tilang:
+        out.append(_notice_table(by_side.get(1, [])))
+    for pihakke in range(2, max_side + 1):
+        out.append("\t\t\t\t\t\t<br>\n")
+        if pihakke in by_side:
+            out.append(_notice_table(by_side[pihakke]))
+    out.append("\t\t\t\t")
+    return "".join(out)
+
+
+def frag_putusan(case: Case, warm: bool) -> str:
+    """``perkara_tab/putusan_akhir.php`` for the case's verdict (rows shown = keys present)."""
+    data: JSON = case.tabs["putusan"]
+    alur = case.alur.id
+    tilang = alur == 114
+    meta: list[JSON] = case.extra.get("putusan_notices", [])
+
+    def label_of(row: JSON, side: JSON) -> str:
+        if warm:
+            return e(row["status"])
+        return f'<font color="red">{LABEL_ERROR}</font> {side["urutan"]}'
+
+    def sides_of(rows: Sequence[JSON], limit: int) -> list[JSON]:
+        shown = [m for m in meta if m["pihakke"] <= limit and not (tilang and m["pihakke"] == 1)]
+        assert len(shown) == len(rows), "notice rows and their sides disagree"
+        return shown
+
     rows = [_info_row(e(data["tanggal_label"]), date_id(_d(data["tanggal_putusan"])))]
     if "putusan_verstek" in data:
         rows.append(_info_row("Putusan Verstek", e(data["putusan_verstek"])))
+    if "sumber_hukum" in data:
+        rows.append(
+            _info_row("Sumber Hukum", "<br>".join(f"- {e(x)}" for x in data["sumber_hukum"]))
+        )
     if "status_putusan" in data:
-        rows.append(_info_row("Status Putusan", e(data["status_putusan"])))
-    else:
+        rows.append(_info_row("Status Putusan", f"\n\t\t\t\t{e(data['status_putusan'])}\t\t\t\t"))
+    elif "status_putusan_terdakwa" in data:
+        body = "".join(
+            f"<tr><td>{k + 1}</td><td>{e(r['nama'])}</td>"
+            f"<td>{date_id(_d(r['tanggal_putusan']))}</td>"
+            f"<td>{''.join(e(line) + '<br>' for line in (r['putusan'] or '').split(chr(10)))}</td></tr>"
+            for k, r in enumerate(data["status_putusan_terdakwa"])
+        )
+        table = (
+            '<div class="cssTable">\n<table id="tableinfo" style="margin:0px;padding:0px;">\n'
+            '<col width="3%">\n<col width="37%">\n<col width="15%">\n<col width="45%">\n<tbody>\n'
+            "<tr>\n<td>No</td>\n<td>Nama</td>\n<td>Tanggal Putusan</td>\n<td>Putusan</td>\n</tr>\n"
+            f"{body}</tbody>\n</table>\n</div>\n"
+        )
+        rows.append(_info_row("Status Putusan", table if body else ""))
+    if "nilai_ganti_kerugian" in data:
+        ganti = data["nilai_ganti_kerugian"]
+        rows.append(
+            _info_row("Nilai Ganti Kerugian (Rp.)", "" if ganti is None else f"{ganti}.00")
+        )
+    amar = data["amar_putusan"]
+    rows.append(
+        '<tr><td id="first-child"><font color="white">'
+        f"{e(data['amar_label'])}</font></td>"
+        f"<td class='wrapword'>{long_text(amar) if amar else ''}</td></tr>\n"
+    )
+    kata = data["tanggal_label"].removeprefix("Tanggal ")
+    notices = data["pemberitahuan_putusan"]
+    rows.append(
+        _info_row(
+            f"Pemberitahuan {kata}",
+            _notice_cell(notices, sides_of(notices, 4), label_of, 4, tilang),
+        )
+    )
+    if "menerima_putusan" in data:
+        got = data["menerima_putusan"]
+        rows.append(
+            _info_row("Menerima Putusan", _notice_cell(got, sides_of(got, 2), label_of, 2, tilang))
+        )
+    if "kirim_salinan_putusan" in data:
+        sent = data["kirim_salinan_putusan"]
         rows.append(
             _info_row(
-                "Status Putusan",
-                _table(
-                    "tableinfo",
-                    ["No", "Nama", "Tanggal Putusan", "Putusan"],
-                    [
-                        [e(r["nama"]), date_id(_d(r["tanggal_putusan"])), e(r["putusan"])]
-                        for r in data["status_putusan_terdakwa"]
-                    ],
+                f"Kirim Salinan {kata}", _notice_cell(sent, sides_of(sent, 2), label_of, 2, tilang)
+            )
+        )
+    if "kirim_salinan_putusan_penyidik" in data:
+        day = data["kirim_salinan_putusan_penyidik"]
+        rows.append(
+            _info_row(f"Kirim Salinan {kata} Kepada Penyidik", date_id(_d(day)) if day else "")
+        )
+    minutasi = data["tanggal_minutasi"]
+    rows.append(_info_row("Tanggal Minutasi", date_id(_d(minutasi)) if minutasi else ""))
+    rows.append(_info_row("Keterangan", e(data["keterangan"]) if data["keterangan"] else ""))
+    return (
+        '<div style="font-size:14px;">\n'
+        "\t<table id='infoPerkara' style=\"font-size:14px; width: 100%;\">\n"
+        '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
+        + "".join(rows)
+        + "\t\t</tbody>\n\t</table>\n</div>"
+    )
+
+
+def _appeal_heading(title: str) -> str:
+    return (
+        '\t<div style="padding:5px;"></div>\n'
+        "\t<table id='infoPerkara' style=\"font-size:14px;width:100%;\"><tbody><tr><td "
+        f"style='padding-left:5px;color: #648C03;font-size: 15px;'><b>{title}</b></td></tr>"
+        "</tbody></table>\n"
+    )
+
+
+def _appeal_table(head: Sequence[str], widths: Sequence[int], body: str) -> str:
+    cols = "".join(f'\t\t\t<col width="{w}%" />\n' for w in widths)
+    heads = "".join(f"\t\t\t\t\t<td>{h}</td>\n" for h in head)
+    return (
+        '\t<div style="padding:1px;"></div>\n'
+        '\t<div class="cssTable" style="margin:0px;padding:0px;">\n'
+        '\t\t<table id="tableinfo" style="font-size:14px;width:100%;">\n'
+        f"{cols}\t\t\t<tbody>\n\t\t\t\t<tr>\n{heads}\t\t\t\t</tr>\n"
+        f"\t\t\t\t{body}\t\t\t</tbody>\n\t\t</table>\n\t</div>\n"
+    )
+
+
+def _appeal_dates(rows: Sequence[JSON]) -> str:
+    return _appeal_table(
+        ["No", "Status", "Nama", "Tanggal"],
+        [3, 20, 47, 30],
+        "".join(
+            f'<tr><td align="center">{k + 1}</td><td>{e(r["status"])}</td><td>{e(r["nama"])}'
+            f'</td><td align="center">{date_id(_d(r["tanggal"]))}</td></tr>'
+            for k, r in enumerate(rows)
+        ),
+    )
+
+
+def _appeal_info(rows: Sequence[tuple[str, str]]) -> str:
+    body = "".join(
+        f'\t\t\t<tr>\n\t\t\t\t<td id="first-child"><font color="white">{label}</font></td>\n'
+        f"\t\t\t\t<td>{value}</td>\n\t\t\t</tr>\n"
+        for label, value in rows
+    )
+    return (
+        "\t<table id='infoPerkara' style=\"font-size:14px;width:100%;\">\n"
+        '\t\t<col width="23%">\n\t\t<col width="78%">\n\t\t<tbody>\n'
+        '\t\t\t<tr>\n\t\t\t\t<td style="padding:1px;"></td>\n\t\t\t</tr>\n'
+        f'{body}\t\t\t<tr>\n\t\t\t\t<td colspan="2"></td>\n\t\t\t</tr>\n\t\t</tbody>\n\t</table>\n'
+    )
+
+
+def frag_appeal(data: JSON, slug: str) -> str:
+    """``perkara_tab/detil_banding.php`` / ``detil_kasasi.php`` / ``detil_pk.php``: a heading
+    table per section; party statuses come from the database (no session label here)."""
+    pk = slug == "pk"
+    up = {"banding": "BANDING", "kasasi": "KASASI", "pk": "PK"}[slug]
+    lv = {"banding": "Banding", "kasasi": "kasasi", "pk": "PK"}[slug]
+    title = {"banding": "Banding", "kasasi": "Kasasi", "pk": "PK"}[slug]
+    out = [f'<div style="font-size:14px;padding-top:0px;padding-left:5px;" id="detil{slug}">\n']
+    out.append(
+        _appeal_heading("DATA PARA PIHAK").replace('\t<div style="padding:5px;"></div>\n', "")
+    )
+    if pk:
+        out.append(
+            _appeal_table(
+                ["No", "Status", "Nama"],
+                [5, 25, 70],
+                "".join(
+                    f"<tr><td>{k + 1}</td><td>{e(p['status'])}</td><td>{e(p['nama'])}</td></tr>"
+                    for k, p in enumerate(data["para_pihak"])
                 ),
             )
         )
-    amar = data["amar_putusan"]
-    rows.append(_info_row("Amar Putusan", long_text(amar)))
-    rows.append(
-        _info_row(
-            "Pemberitahuan Putusan",
-            _table(
-                "tableinfo",
-                ["No", "Status", "Nama", "Tanggal Pemberitahuan Putusan"],
-                [
-                    [_party_label(r["status"], warm), e(r["nama"]), date_id(_d(r["tanggal"]))]
-                    for r in data["pemberitahuan_putusan"]
-                ],
+    else:
+        out.append(
+            _appeal_table(
+                ["No", "Status", "Nama", "Diwakili", "Diwakili Oleh"],
+                [3, 20, 35, 8, 35],
+                "".join(
+                    f"<tr><td>{k + 1}</td><td>{e(p['status'])}</td><td>{e(p['nama'])}</td>"
+                    f'<td align="center">{p["diwakili"]}</td><td>{e(p["diwakili_oleh"])}</td></tr>'
+                    for k, p in enumerate(data["para_pihak"])
+                ),
+            )
+        )
+    out.append(_appeal_heading(f"DATA PERMOHONAN {up}" if pk else f"DATA PEMOHON {up}"))
+    out.append(
+        _appeal_table(
+            ["Tanggal Permohonan", f"Pemohon {lv}", "Keterangan"],
+            [15, 45, 40],
+            "".join(
+                f"<tr><td>{date_id(_d(p['tanggal_permohonan']))}</td><td>{e(p['nama'])}</td>"
+                f"<td>{e(p['keterangan'])}</td></tr>"
+                for p in data["pemohon"]
             ),
         )
     )
-    rows.append(_info_row("Kirim Salinan Putusan", date_id(_d(data["kirim_salinan_putusan"]))))
-    rows.append(_info_row("Tanggal Minutasi", date_id(_d(data["tanggal_minutasi"]))))
-    rows.append(_info_row("Keterangan", _text_or_dash(data["keterangan"])))
-    return "<table id='infoPerkara' width=\"100%\">\n" + "".join(rows) + "</table>"
+    if "mediasi" in data:
+        m = data["mediasi"]
+        to = "ke Tingkat Banding" if slug == "banding" else "ke MA"
+        out.append(_appeal_heading("DATA MEDIASI"))
+        out.append(
+            _appeal_info(
+                [
+                    (
+                        "Tanggal Kesepakatan Perdamaian",
+                        date_id(_d(m["tanggal_kesepakatan"])).strip(),
+                    ),
+                    (
+                        "Tanggal Pengajuan Kesepakatan Perdamaian",
+                        date_id(_d(m["tanggal_pengajuan_kesepakatan"])).strip(),
+                    ),
+                    ("Data Mediator", "-"),
+                    (
+                        f"Tanggal Pengiriman Hasil Kesepakatan {to}",
+                        date_id(_d(m["tanggal_pengiriman_kesepakatan"])).strip(),
+                    ),
+                ]
+            )
+        )
+    for key, heading in (
+        ("pemberitahuan_permohonan", f"TANGGAL PEMBERITAHUAN PERMOHONAN {up}"),
+        ("penerimaan_memori", f"TANGGAL PENERIMAAN MEMORI {up}"),
+        ("penyerahan_memori", f"TANGGAL PENYERAHAN MEMORI {up}"),
+        ("penerimaan_kontra_memori", f"TANGGAL PENERIMAAN KONTRA MEMORI {up}"),
+        ("penyerahan_kontra_memori", f"TANGGAL PENYERAHAN KONTRA MEMORI {up}"),
+        ("pemberitahuan_inzage", "TANGGAL PEMBERITAHUAN INZAGE"),
+    ):
+        if key in data:
+            out.append(_appeal_heading(heading) + _appeal_dates(data[key]))
 
+    def day(key: str) -> str:
+        return date_id(_d(data[key])) if data[key] else ""
 
-def frag_appeal(data: JSON, level: str, warm: bool) -> str:
-    pemohon = _table(
-        "tableinfo",
-        ["No", "Nama", "Status"],
-        [[e(p["nama"]), _party_label(p["status"], warm)] for p in data["pemohon"]],
+    out.append(_appeal_heading(f"TANGGAL PENGIRIMAN BERKAS {up}"))
+    out.append(
+        _appeal_info(
+            [
+                (f"Tanggal Pengiriman Berkas {lv}", day("tanggal_pengiriman_berkas")),
+                (
+                    f"Nomor Surat Pengiriman Berkas {lv}",
+                    e(data["nomor_surat_pengiriman_berkas"]),
+                ),
+            ]
+        )
     )
-    rows = [
-        _info_row(f"Pemohon {level}", pemohon),
-        _info_row(f"Tanggal Permohonan {level}", date_id(_d(data["tanggal_permohonan"]))),
-        _info_row(
-            f"Tanggal Pengiriman Berkas {level}", date_id(_d(data["tanggal_pengiriman_berkas"]))
-        ),
-        _info_row(
-            f"Nomor Surat Pengiriman Berkas {level}",
-            _text_or_dash(data["nomor_surat_pengiriman_berkas"]),
-        ),
-        _info_row(
-            f"Majelis Hakim {level}",
-            "<br />".join(e(n) for n in data["majelis_hakim"]) or " - ",
-        ),
-        _info_row(f"Panitera Pengganti {level}", _text_or_dash(data["panitera_pengganti"])),
-        _info_row(f"Tanggal Putusan {level}", date_id(_d(data["tanggal_putusan"]))),
-        _info_row(f"Nomor Putusan {level}", _text_or_dash(data["nomor_putusan"])),
-        _info_row(f"Amar Putusan {level}", _text_or_dash(data["amar_putusan"])),
-        _info_row(
-            f"Tanggal Penerimaan Kembali Berkas {level}",
-            date_id(_d(data["tanggal_penerimaan_kembali_berkas"])),
-        ),
-        _info_row(f"Tanggal Pengarsipan {level}", date_id(_d(data["tanggal_pengarsipan"]))),
+    majelis = data["majelis_hakim"]
+    if pk:
+        hakim = "<br>".join(e(m["nama"]) for m in majelis)
+    else:
+        hakim = "</br>".join(f"{m['jabatan']}: {e(m['nama'])}" for m in majelis)
+    decided = [
+        (f"Tanggal Putusan {title}", day("tanggal_putusan")),
+        (f"Nomor Putusan {title}", e(data["nomor_putusan"])),
+        (f"Amar Putusan {title}", e(data["amar_putusan"])),
+        (f"Majelis Hakim {title}", hakim),
+        (f"Panitera Pengganti {title}", e(data["panitera_pengganti"])),
     ]
-    return "<table id='infoPerkara' width=\"100%\">\n" + "".join(rows) + "</table>"
+    if "tanggal_penerimaan_kembali_berkas" in data:
+        decided.append(
+            (
+                f"Tanggal Penerimaan Kembali Berkas {title}",
+                day("tanggal_penerimaan_kembali_berkas"),
+            )
+        )
+    decided.append((f"Tanggal Pengarsipan {title}", day("tanggal_pengarsipan")))
+    out.append(_appeal_heading(f"PUTUSAN {up}") + _appeal_info(decided))
+    out.append(_appeal_heading(f"TANGGAL PEMBERITAHUAN PUTUSAN {up}"))
+    out.append('\t<input type="hidden" id=\'close_form\' value="Kembali" class="btn">\n')
+    out.append(_appeal_dates(data["pemberitahuan_putusan"]))
+    out.append("</div>")
+    return "".join(out)
 
 
 def frag_biaya(data: list[JSON]) -> str:
@@ -1087,9 +1312,9 @@ def fragment(case: Case, slug: str, warm: bool) -> str:
     elif slug == "penuntutan":
         body = frag_penuntutan(data)
     elif slug == "putusan":
-        body = frag_putusan(data, warm)
-    elif slug in ("banding", "kasasi"):
-        body = frag_appeal(data, TAB_LABELS[slug], warm)
+        body = frag_putusan(case, warm)
+    elif slug in ("banding", "kasasi", "pk"):
+        body = frag_appeal(data, slug)
     elif slug == "biaya_perkara":
         body = frag_biaya(data)
     elif slug == "barang_bukti":

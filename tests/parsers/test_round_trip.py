@@ -144,14 +144,14 @@ def test_every_case_round_trips(court):
     if name == "pn":
         assert slugs == {
             "penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
-            "banding", "kasasi", "biaya_perkara", "barang_bukti", "riwayat_perkara",
+            "banding", "kasasi", "pk", "biaya_perkara", "barang_bukti", "riwayat_perkara",
         }  # fmt: skip
 
 
 def _has_party_labels(data, slug: str) -> bool:
-    if slug == "putusan":
-        return bool(data.get("pemberitahuan_putusan"))
-    return slug in ("banding", "kasasi") and bool(data.get("pemohon"))
+    # only putusan_akhir.php labels parties from the session (getStatusPihak); the appeal
+    # views print the database's statusPihak (bandingdetilweb...), warm or not
+    return slug == "putusan" and bool(data.get("pemberitahuan_putusan"))
 
 
 def test_tilang_list_pages_parse():

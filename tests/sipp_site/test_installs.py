@@ -9,8 +9,7 @@ import requests
 from reference.sipp_site.court import make_court
 from reference.sipp_site.model import CourtData
 from reference.sipp_site.testing import running_replica
-
-from .conftest import detail_tokens
+from tests.support.pages import detail_tokens
 
 
 def test_sub_path_install_prefixes_every_link_and_refuses_the_rest() -> None:

@@ -162,3 +162,39 @@ def test_a_busy_port_is_refused_with_advice():
     assert r.returncode == 1
     assert "address already in use" in r.stderr
     assert "--port" in r.stderr
+
+
+def test_verdicts_and_appeals_in_realistic_proportions():
+    """putusan_akhir.php / detil_banding.php shapes: most decided criminal cases carry the
+    per-party notice tables; a minority is appealed, fewer go to kasasi, a few to PK."""
+    data = CourtData(make_court("pn"), seed=1, cases=3000)
+    criminal = with_notices = 0
+    levels: Counter[str] = Counter()
+    withdrawn = 0
+    for i in range(len(data)):
+        case = data.case(i)
+        put = case.tabs.get("putusan")
+        if put is None:
+            continue
+        if case.alur.id in (111, 118):
+            criminal += 1
+            with_notices += bool(put["pemberitahuan_putusan"])
+            assert len(put["menerima_putusan"]) == len(put["pemberitahuan_putusan"])
+            assert len(put["kirim_salinan_putusan"]) == len(put["pemberitahuan_putusan"])
+            assert "status_putusan" not in put
+        elif case.alur.id < 100:
+            assert "menerima_putusan" not in put
+            assert "kirim_salinan_putusan" not in put
+            assert ("nilai_ganti_kerugian" in put) == (case.alur.id != 2)
+        for level in ("banding", "kasasi", "pk"):
+            if level in case.tabs:
+                levels[level] += 1
+                appeal = case.tabs[level]
+                assert case.alur.kind != "sederhana"  # its remedy is Keberatan
+                assert ("pemberitahuan_inzage" in appeal) == (level != "pk")
+                assert ("mediasi" in appeal) == (case.alur.id in (1, 8, 15))
+                withdrawn += "Dicabut" in (appeal["pemohon"][0]["keterangan"] or "")
+    assert with_notices / criminal > 0.85
+    assert levels["banding"] > levels["kasasi"] > levels["pk"] > 0
+    assert 0.05 < levels["banding"] / len(data) < 0.15
+    assert withdrawn > 0
