@@ -23,6 +23,9 @@ MEMBERS: dict[str, type] = {
     "case": dict,
     "tabs": dict,
 }
+#: Optional members: ``version``, the document's per-key version at its source (an integer that
+#: grows with every change of the content; the server keeps the highest and refuses older ones).
+OPTIONAL_MEMBERS: dict[str, type] = {"version": int}
 #: The members covered by ``content_hash`` (DESIGN.md, Items).
 HASHED_MEMBERS = ("complete", "case", "tabs")
 MAX_KEY_CHARS = 512
@@ -72,7 +75,10 @@ def validate_document(value: Any) -> list[dict[str, str]]:
             errors.append({"pointer": f"#/{name}", "detail": "is required"})
         elif type(value[name]) is not kind:
             errors.append({"pointer": f"#/{name}", "detail": f"must be {_TYPE_NAMES[kind]}"})
-    for name in sorted(set(value) - set(MEMBERS)):
+    version = value.get("version")
+    if "version" in value and (type(version) is not int or version < 1 or version >= 2**63):
+        errors.append({"pointer": "#/version", "detail": "must be an integer >= 1"})
+    for name in sorted(set(value) - set(MEMBERS) - set(OPTIONAL_MEMBERS)):
         errors.append({"pointer": f"#/{name}", "detail": "is not a member of an ingest document"})
     for name in ("dedupe_key", "source_type", "source_id"):
         text = value.get(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Iterable
@@ -49,6 +50,20 @@ def ok(result: str = "created") -> Answer:
     return Answer(status, json.dumps({"result": result}).encode())
 
 
+def echo(answer: Answer, document: dict[str, Any]) -> Answer:
+    """A success answer as the ingest contract has it: naming the key, echoing the hash."""
+    if 200 <= answer.status < 300:
+        payload = json.loads(answer.body)
+        if isinstance(payload, dict) and "result" in payload and "key" not in payload:
+            payload = {
+                "key": document["dedupe_key"],
+                "content_hash": document["content_hash"],
+                **payload,
+            }
+            return dataclasses.replace(answer, body=json.dumps(payload).encode())
+    return answer
+
+
 class Script:
     """A transport answering from a list (Answer or exception) and recording every call."""
 
@@ -57,11 +72,12 @@ class Script:
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
     def post(self, url: str, body: bytes, headers: Any) -> Answer:
-        self.calls.append((url, json.loads(body)))
+        document = json.loads(body)
+        self.calls.append((url, document))
         item = self.answers.pop(0)
         if isinstance(item, Exception):
             raise item
-        return item
+        return echo(item, document)
 
     def close(self) -> None:
         pass

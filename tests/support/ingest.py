@@ -86,8 +86,10 @@ def build_workspace(
 
 
 def documents(workspace: Path, *, complete_only: bool = True) -> dict[str, dict[str, Any]]:
+    """The workspace's documents as ship.py sends them (with their ``version``)."""
     with ItemStore.open(workspace / "items.sqlite", readonly=True) as store:
-        return {d["dedupe_key"]: d for d in store.iter_documents(complete_only=complete_only)}
+        merged = store.iter_documents(complete_only=complete_only, versions=True)
+        return {d["dedupe_key"]: dict(d) for d in merged}
 
 
 @dataclass
