@@ -161,6 +161,37 @@ class _Run:
             )
 
 
+_Prepared = tuple[str, str, bytes, dict[str, str]]
+
+
+def _prepare(run: _Run, document: Mapping[str, Any]) -> _Prepared | None:
+    """Check and encode a document: ``(key, hash, body, headers)``, or ``None`` when it is
+    invalid (then it has its final ``rejected`` line, ``endpoint: null``, and is not sent)."""
+    key: str = document["dedupe_key"]
+    content_hash: str = document["content_hash"]
+    problems = document_problems(document)
+    if problems:
+        invalid = "invalid before sending: " + "; ".join(problems)
+        logger.warning("rejected %s: %s", key, invalid)
+        run.record(
+            key=key,
+            content_hash=content_hash,
+            attempt=0,
+            endpoint=None,
+            outcome=Outcome.REJECTED,
+            final=True,
+            error=invalid,
+        )
+        run.count("rejected")
+        return None
+    headers = {
+        "Content-Type": "application/json",
+        "Idempotency-Key": idempotency_key(key, content_hash),
+        "User-Agent": USER_AGENT,
+    }
+    return key, content_hash, encode(document), headers
+
+
 class _Shipper:
     """The attempt loop of one document, over one transport (one kept-alive connection)."""
 
@@ -170,31 +201,16 @@ class _Shipper:
 
     def send(self, document: Mapping[str, Any]) -> Outcome:
         """POST one document until a final outcome; raises to stop the whole run."""
-        run = self.run
-        key: str = document["dedupe_key"]
-        content_hash: str = document["content_hash"]
-        problems = document_problems(document)
-        if problems:
-            invalid = "invalid before sending: " + "; ".join(problems)
-            logger.warning("rejected %s: %s", key, invalid)
-            run.record(
-                key=key,
-                content_hash=content_hash,
-                attempt=0,
-                endpoint=None,
-                outcome=Outcome.REJECTED,
-                final=True,
-                error=invalid,
-            )
-            run.count("rejected")
+        prepared = _prepare(self.run, document)
+        if prepared is None:
             return Outcome.REJECTED
+        return self.deliver(prepared)
+
+    def deliver(self, prepared: _Prepared) -> Outcome:
+        """The attempt loop of a prepared document."""
+        run = self.run
+        key, content_hash, body, headers = prepared
         flight = run.in_flight.get(key) or _InFlight(content_hash)
-        body = encode(document)
-        headers = {
-            "Content-Type": "application/json",
-            "Idempotency-Key": idempotency_key(key, content_hash),
-            "User-Agent": USER_AGENT,
-        }
         started = run.clock()
         attempt = 0
         retry_no = 0
@@ -354,7 +370,10 @@ def ship(
     ``shipped`` comes from :func:`~harvest.shipping.shiplog.read_ship_log`; its entries are
     consumed as documents go by, so memory only shrinks during a run. ``limit`` bounds how many
     documents are *sent* (skipped ones do not count). Every attempt is a ship-log line.
-    ``concurrency`` > 1 needs ``transports`` (a factory: one transport per connection).
+    With ``transport``, documents are sent one by one in the calling thread. With
+    ``transports`` (a factory: one transport per connection), ``concurrency`` worker threads
+    send while the calling thread reads, checks and encodes the next documents (so even one
+    connection never waits on the store).
 
     Returns the :class:`Summary` (the one passed in, updated in place, so a caller still has
     the counts when this raises). Raises :class:`AuthError` (401/403), :class:`BreakerOpen`,
@@ -366,6 +385,8 @@ def ship(
         raise ConfigError("--concurrency must be at least 1")
     if concurrency > 1 and transports is None:
         raise ConfigError("a concurrent run needs a transport factory")
+    if transport is not None and transports is not None:
+        raise ConfigError("give ship() a transport or a transport factory, not both")
     run = _Run(
         log=log,
         policy=policy,
@@ -379,21 +400,15 @@ def ship(
         progress=progress,
     )
     pending = _to_send(documents, shipped=shipped, limit=limit, run=run)
-    if concurrency == 1:
-        one = transport if transport is not None else transports() if transports else None
-        if one is None:
-            raise ConfigError("ship() needs a transport")
-        shipper = _Shipper(run, one)
-        try:
-            for document in pending:
-                shipper.send(document)
-                if progress is not None:
-                    progress(summary)
-        finally:
-            if transport is None:
-                one.close()
+    if transports is None:
+        if transport is None:
+            raise ConfigError("ship() needs a transport or a transport factory")
+        shipper = _Shipper(run, transport)
+        for document in pending:
+            shipper.send(document)
+            if progress is not None:
+                progress(summary)
         return summary
-    assert transports is not None
     _ship_concurrently(pending, run, transports, concurrency)
     return summary
 
@@ -432,7 +447,7 @@ def _ship_concurrently(
     transports: Callable[[], Transport],
     concurrency: int,
 ) -> None:
-    work: queue.Queue[Mapping[str, Any] | None] = queue.Queue(maxsize=concurrency * 2)
+    work: queue.Queue[_Prepared | None] = queue.Queue(maxsize=concurrency * 2)
     errors: list[BaseException] = []
 
     def worker() -> None:
@@ -441,14 +456,14 @@ def _ship_concurrently(
             transport = transports()
             shipper = _Shipper(run, transport)
             while True:
-                document = work.get()
-                if document is None:
+                prepared = work.get()
+                if prepared is None:
                     return
-                key = document["dedupe_key"]
+                key = prepared[0]
                 outcome: Outcome | None = None
                 try:
                     if not run.stop.is_set():
-                        outcome = shipper.send(document)
+                        outcome = shipper.deliver(prepared)
                         if run.progress is not None:
                             run.progress(run.summary)
                 finally:
@@ -487,16 +502,21 @@ def _ship_concurrently(
                 for thread in threads[1:]:
                     thread.start()
                 started = len(threads)
-            key = document["dedupe_key"]
+            prepared = _prepare(run, document)
+            if prepared is None:
+                if run.progress is not None:
+                    run.progress(run.summary)
+                continue
+            key = prepared[0]
             with run.idle:
                 while key in run.in_flight and not run.stop.is_set():
                     run.idle.wait(0.5)  # one key is never in flight twice
                 if run.stop.is_set():
                     break
-                run.in_flight[key] = _InFlight(document["content_hash"])
+                run.in_flight[key] = _InFlight(prepared[1])
             while True:
                 try:
-                    work.put(document, timeout=0.2)
+                    work.put(prepared, timeout=0.2)
                     break
                 except queue.Full:
                     if run.stop.is_set():
@@ -532,7 +552,7 @@ def _ship_concurrently(
         raise first
 
 
-def _drain(work: queue.Queue[Mapping[str, Any] | None]) -> None:
+def _drain(work: queue.Queue[_Prepared | None]) -> None:
     try:
         while True:
             work.get_nowait()
