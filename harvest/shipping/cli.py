@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any
@@ -255,12 +255,22 @@ def _run(
     endpoints = parse_endpoints(raw, source=source, allow_plain_http=args.allow_plain_http)
     token = _read_token(env)
     scrub.set(token)
-    documents, total, close_store = open_documents(workspace, include_partial=args.include_partial)
+    if not workspace.is_dir():
+        raise ConfigError(
+            f"workspace {str(workspace)!r} does not exist; run a crawl first or point "
+            f"--workspace / {WORKSPACE_ENV} at it"
+        )
+    # The lock first: it is the first write, so a full disk or a read-only workspace shows up
+    # as what it is (exit 74) before anything else is opened.
     lock = WorkspaceLock(workspace / SHIP_LOCK)
-    summary = Summary(total=total)
-    started = time.monotonic()
+    lock.acquire()
+    close_store: Callable[[], None] | None = None
     try:
-        lock.acquire()
+        documents, total, close_store = open_documents(
+            workspace, include_partial=args.include_partial
+        )
+        summary = Summary(total=total)
+        started = time.monotonic()
         try:
             cut = repair_tail(log_path)
         except OSError as exc:
@@ -339,7 +349,8 @@ def _run(
                     flush=True,
                 )
     finally:
-        close_store()
+        if close_store is not None:
+            close_store()
         lock.release()
     if summary.rejected or summary.failed:
         return ExitStatus.SOME_FAILED
