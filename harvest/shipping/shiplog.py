@@ -58,6 +58,8 @@ _FINAL_RE = re.compile(
 #: Counts final lines whatever their member order (a quote inside a JSON string is escaped,
 #: so this text only ever occurs as the member itself).
 _FINAL_MARK = b'"final":true'
+#: The same written by another JSON writer (``json.dumps`` default separators).
+_SPACED_FINAL_MARK = b'"final": true'
 _OUTCOME_SEP = b'","outcome":"'
 _SHIPPED_SUFFIXES = tuple(_OUTCOME_SEP + o.value.encode() for o in SHIPPED_OUTCOMES)
 _BLOCK = 8 << 20
@@ -132,7 +134,7 @@ def read_ship_log(path: Path) -> ShipLogState:
         for offset, chunk in _chunks(f):
             state.size = offset + len(chunk)
             found = _FINAL_RE.findall(chunk)
-            if len(found) == chunk.count(_FINAL_MARK):
+            if len(found) == chunk.count(_FINAL_MARK) and _SPACED_FINAL_MARK not in chunk:
                 finals.update(found)
                 ok_line = _last_shipped_line(chunk)
             else:
@@ -541,7 +543,7 @@ def _key_outcome(line: bytes) -> tuple[bytes, bool] | None:
     match = _FINAL_RE.match(line)
     if match is not None:
         return match.group(1), match.group(2).endswith(_SHIPPED_SUFFIXES)
-    if _FINAL_MARK not in line:
+    if _FINAL_MARK not in line and _SPACED_FINAL_MARK not in line:
         return None
     record = _parse_record(line)
     if record is None or record["final"] is not True:
