@@ -26,7 +26,8 @@ TOKEN_ENV = "INGEST_TOKEN"
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m reference.ingest_api", description="Reference ingest API (DESIGN.md)."
+        prog="python -m reference.ingest_api",
+        description="Reference ingest API (docs/shipping.md).",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8900, help="port; 0 picks a free one (8900)")

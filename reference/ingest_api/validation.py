@@ -1,4 +1,4 @@
-"""What the ingest server accepts: the document shape of DESIGN.md and its content hash.
+"""What the ingest server accepts: the document shape of docs/item-format.md and its content hash.
 
 The canonical form is implemented here on purpose instead of importing ``harvest.canonical``:
 the ingest API is an outside party (a real application would not share our code), so it
@@ -26,7 +26,7 @@ MEMBERS: dict[str, type] = {
 #: Optional members: ``version``, the document's per-key version at its source (an integer that
 #: grows with every change of the content; the server keeps the highest and refuses older ones).
 OPTIONAL_MEMBERS: dict[str, type] = {"version": int}
-#: The members covered by ``content_hash`` (DESIGN.md, Items).
+#: The members covered by ``content_hash`` (docs/item-format.md).
 HASHED_MEMBERS = ("complete", "case", "tabs")
 MAX_KEY_CHARS = 512
 _HASH_RE = re.compile(r"sha256:[0-9a-f]{64}")

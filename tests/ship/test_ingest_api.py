@@ -1,4 +1,4 @@
-"""The reference ingest API against the contract of DESIGN.md, over real HTTP on 127.0.0.1."""
+"""The reference ingest API against the contract of docs/shipping.md, over HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
