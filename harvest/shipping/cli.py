@@ -204,6 +204,9 @@ def main(argv: list[str] | None = None, *, env: Mapping[str, str] | None = None)
     except KeyboardInterrupt:
         logger.error("interrupted")
         return ExitStatus.INTERRUPTED
+    except Exception:  # a bug: its traceback goes through the scrubbing handler, not stderr
+        logger.critical("unexpected error (a bug in ship.py; please report it)", exc_info=True)
+        return ExitStatus.SOFTWARE
     finally:
         if in_main_thread:
             signal.signal(signal.SIGTERM, previous_sigterm)

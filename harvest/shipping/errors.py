@@ -40,6 +40,7 @@ class ExitStatus(enum.IntEnum):
     NOPERM = 77  #: the ingest API refused the token (401/403)
     CONFIG = 78  #: configuration: endpoint, token, workspace, or an endpoint that is no API
     INTERRUPTED = 130  #: SIGINT/SIGTERM
+    SOFTWARE = 70  #: an unexpected error (a bug): its traceback is logged, scrubbed
 
 
 class Outcome(enum.StrEnum):

@@ -67,3 +67,25 @@ def test_as_a_logging_filter_it_scrubs_messages_args_and_tracebacks() -> None:
     assert "tok-123456" not in text
     assert "answer: redirect to /login?t=<token>" in text
     assert "ValueError: <token> in an exception" in text
+
+
+def test_an_unexpected_error_is_exit_70_with_a_scrubbed_traceback(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from harvest.shipping import cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom near tok-abcdef123456")
+
+    monkeypatch.setattr(cli, "open_documents", broken)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    status = cli.main(
+        ["--workspace", str(ws), "--endpoint", "http://127.0.0.1:9"],
+        env={"INGEST_TOKEN": "tok-abcdef123456"},
+    )
+    err = capsys.readouterr().err
+    assert status == ExitStatus.SOFTWARE == 70
+    assert "unexpected error (a bug in ship.py; please report it)" in err
+    assert "RuntimeError: boom near <token>" in err
+    assert "tok-abcdef123456" not in err
