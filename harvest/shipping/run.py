@@ -34,6 +34,7 @@ from harvest.shipping.errors import (
     RetryAfterTooLong,
     Scrubber,
     ShipError,
+    ShipLogError,
 )
 from harvest.shipping.policy import (
     Breaker,
@@ -148,17 +149,20 @@ class _Run:
         for key, flight in pending:
             if not flight.attempt:
                 continue  # queued, never sent: it stays pending without a line
-            self.record(
-                key=key,
-                content_hash=flight.content_hash,
-                attempt=flight.attempt,
-                endpoint=flight.endpoint,
-                outcome=Outcome.ABORTED,
-                final=True,
-                error=reason,
-                ms=int((self.clock() - flight.started) * 1000) if flight.started else 0,
-                sealed=True,
-            )
+            try:
+                self.record(
+                    key=key,
+                    content_hash=flight.content_hash,
+                    attempt=flight.attempt,
+                    endpoint=flight.endpoint,
+                    outcome=Outcome.ABORTED,
+                    final=True,
+                    error=reason,
+                    ms=int((self.clock() - flight.started) * 1000) if flight.started else 0,
+                    sealed=True,
+                )
+            except ShipLogError:
+                return  # the log cannot be written: the error that stops the run says so
 
 
 _Prepared = tuple[str, str, bytes, dict[str, str]]
