@@ -22,21 +22,23 @@ Nothing is cached in memory: a store of a million cases costs the same RAM as an
 
 from __future__ import annotations
 
+import calendar
 import enum
 import hashlib
 import itertools
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self, TypedDict
+from typing import Any, NotRequired, Self, TypedDict
 from urllib.parse import quote
 
 from harvest.canonical import NotCanonicalisable, canonical_json, document_hash
-from harvest.clock import utc_now
+from harvest.clock import format_utc, utc_now
 from harvest.identity import (
     IdentityError,
     normalise_case_number,
@@ -275,6 +277,9 @@ class ShippedDocument(TypedDict):
     case: dict[str, Any] | None
     #: Tab slug -> that ``tab:<slug>`` part's data (an object or a list of rows).
     tabs: dict[str, Any]
+    #: With ``iter_documents(versions=True)``: milliseconds since the epoch of the merged
+    #: document's last change (``cases.updated_at``), strictly increasing per key.
+    version: NotRequired[int]
 
 
 def merge_document(
@@ -305,6 +310,12 @@ def merge_document(
     )
     document["content_hash"] = document_hash(document)
     return document
+
+
+def _version_of(updated_at: str) -> int:
+    """Milliseconds since the epoch of a ``format_utc`` text (``2026-11-30T01:02:03.456Z``)."""
+    seconds = calendar.timegm(time.strptime(updated_at[:19], "%Y-%m-%dT%H:%M:%S"))
+    return seconds * 1000 + int(updated_at[20:23])
 
 
 def missing_tab_slugs(case: Any, tabs: dict[str, Any]) -> list[str]:
@@ -551,6 +562,13 @@ class ItemStore:
         return result
 
     def _refresh_case(self, valid: ValidPart, now: str) -> None:
+        # updated_at is the document's version (iter_documents(versions=True)): strictly
+        # increasing per key, also for two changes within one millisecond.
+        row = self._conn.execute(
+            "SELECT updated_at FROM cases WHERE dedupe_key = ?", (valid.dedupe_key,)
+        ).fetchone()
+        if row is not None and row[0] >= now:
+            now = format_utc((_version_of(row[0]) + 1) / 1000)
         document = merge_document(
             dedupe_key=valid.dedupe_key,
             source_type=valid.source_type,
@@ -586,7 +604,7 @@ class ItemStore:
     # -- reading -------------------------------------------------------------------------------
 
     def iter_documents(
-        self, *, complete_only: bool = True, court: str | None = None
+        self, *, complete_only: bool = True, court: str | None = None, versions: bool = False
     ) -> Iterator[ShippedDocument]:
         """Stream the merged case documents ordered by ``dedupe_key`` (memory stays flat).
 
@@ -601,7 +619,7 @@ class ItemStore:
             where.append("c.court = ?")
             params.append(court)
         sql = (
-            "SELECT c.dedupe_key, c.court, c.source_id, p.part, p.data_json"
+            "SELECT c.dedupe_key, c.court, c.source_id, p.part, p.data_json, c.updated_at"
             " FROM cases AS c JOIN parts AS p ON p.dedupe_key = c.dedupe_key"
             + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY c.dedupe_key, p.part"
@@ -610,12 +628,15 @@ class ItemStore:
             cursor = self._conn.execute(sql, params)
             for key, grouped in itertools.groupby(cursor, key=lambda row: row[0]):
                 rows = list(grouped)  # the parts of one case only
-                yield merge_document(
+                document = merge_document(
                     dedupe_key=key,
                     source_type=source_type(rows[0][1]),
                     source_id=rows[0][2],
                     parts=((row[3], json.loads(row[4])) for row in rows),
                 )
+                if versions:
+                    document["version"] = _version_of(rows[0][5])
+                yield document
         except sqlite3.DatabaseError as exc:
             raise self._error("cannot read documents", exc) from exc
 

@@ -1,6 +1,5 @@
-"""The reference ingest API: a small, production-shaped implementation of the ingest contract.
-
-The contract is docs/contracts.md ("The ingest contract").
+"""The reference ingest API: a small, production-shaped implementation of the ingest contract
+(docs/shipping.md).
 
 It is the *outside party* ``ship.py`` talks to in tests, benchmarks and the offline demo:
 ``POST /items`` upserts one case document on its ``dedupe_key`` in one atomic SQLite statement

@@ -27,7 +27,7 @@ TOKEN_ENV = "INGEST_TOKEN"
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m reference.ingest_api",
-        description="Reference ingest API (the contract: docs/contracts.md).",
+        description="Reference ingest API (docs/shipping.md).",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8900, help="port; 0 picks a free one (8900)")
@@ -67,6 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"delay of a slow answer (default {DEFAULT_SLOW_SECONDS})",
     )
     p.add_argument("--seed", type=int, default=None, help="seed of the fault generator")
+    p.add_argument(
+        "--hold-first",
+        type=int,
+        default=0,
+        help="hold the first N valid POSTs before applying them, until --hold-release exists",
+    )
+    p.add_argument("--hold-release", type=Path, default=None, help="file that releases them")
     p.add_argument("--access-log", action="store_true", help="log every request (uvicorn)")
     return p
 
@@ -91,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
             read_tokens=tuple(args.read_token),
             max_body_bytes=args.max_body,
             faults=faults,
+            hold_first=args.hold_first,
+            hold_release=args.hold_release,
         )
     except ConfigError as exc:
         print(f"ingest_api: {exc}", file=sys.stderr)

@@ -107,6 +107,7 @@ class IngestAPI:
         self.db = ItemDatabase(config.db_path)
         self.stats = Stats()
         self._rng = random.Random(config.faults.seed)
+        self._held = 0
 
     # -- auth -------------------------------------------------------------------------------
     def _authorise(self, request: Request, *, write: bool) -> Response | None:
@@ -225,6 +226,9 @@ class IngestAPI:
                 f"{len(errors)} member(s) of the document are invalid",
                 errors=errors,
             )
+        if self._held < self.config.hold_first:
+            self._held += 1
+            await self._hold(document["dedupe_key"])
         try:
             result, version = await run_in_threadpool(
                 self.db.upsert, document, idempotency_key=request.headers.get("idempotency-key")
@@ -242,16 +246,30 @@ class IngestAPI:
         key = document["dedupe_key"]
         if fault == "drop":
             await self._drop_connection(request)
-        payload = {
+        payload: dict[str, Any] = {
             "key": key,
             "result": result,
             "version": version,
             "content_hash": document["content_hash"],
         }
+        if result == "stale":
+            row = await run_in_threadpool(self.db.get, key)
+            if row is not None:
+                payload["current_version"] = row["source_version"]
+                payload["current_content_hash"] = row["content_hash"]
         if result == "created":
             location = "/items/" + quote(key, safe="")
             return JSONResponse(payload, status_code=201, headers={"Location": location})
         return JSONResponse(payload, status_code=200)
+
+    async def _hold(self, key: str) -> None:
+        """Wait until the ``--hold-release`` file exists (a request held on the server)."""
+        release = self.config.hold_release
+        assert release is not None
+        logger.warning("holding the POST of %s until %s exists", key, release)
+        while not await run_in_threadpool(release.exists):
+            await asyncio.sleep(0.05)
+        logger.warning("released the POST of %s", key)
 
     async def _drop_connection(self, request: Request) -> None:
         """Abort the TCP connection after the commit: the client never gets an answer."""

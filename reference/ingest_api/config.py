@@ -72,8 +72,14 @@ class ServerConfig:
     read_tokens: tuple[str, ...] = field(default=(), repr=False)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     faults: Faults = field(default_factory=Faults)
+    #: Tests of late writes: the first ``hold_first`` valid POSTs wait, before they are
+    #: applied, until the file ``hold_release`` exists (the client may be gone by then).
+    hold_first: int = 0
+    hold_release: Path | None = None
 
     def __post_init__(self) -> None:
+        if self.hold_first < 0 or (self.hold_first and self.hold_release is None):
+            raise ConfigError("--hold-first N needs N >= 0 and --hold-release PATH")
         if not self.tokens or any(not t for t in self.tokens):
             raise ConfigError("at least one non-empty --token is required")
         if any(not t for t in self.read_tokens):

@@ -1,7 +1,8 @@
 """The ingest server's SQLite store: one row per ``dedupe_key``, upserted in one statement.
 
-Tables: ``items`` (the latest document per key, its content hash and a version that grows on
-every change) and ``ingest_log`` (one row per accepted POST: key, hash, result; for tests and
+Tables: ``items`` (the latest document per key, its content hash, a ``version`` that grows on
+every change here, and ``source_version``: the highest document ``version`` seen for the key)
+and ``ingest_log`` (one row per accepted POST: key, hash, result; for tests and
 demos). WAL mode, ``synchronous=NORMAL``, a busy timeout; one connection per thread.
 """
 
@@ -23,6 +24,7 @@ CREATE TABLE IF NOT EXISTS items (
     complete     INTEGER NOT NULL,
     document     TEXT NOT NULL,
     version      INTEGER NOT NULL,
+    source_version INTEGER,
     created_at   TEXT NOT NULL,
     updated_at   TEXT NOT NULL
 );
@@ -37,18 +39,16 @@ CREATE TABLE IF NOT EXISTS ingest_log (
 );
 """
 
-# The one atomic statement of the contract: no row back -> unchanged; version 1 -> created;
-# version > 1 -> updated (docs/shipping-notes.md section 5.2).
-_UPSERT = """
+_INSERT = """
 INSERT INTO items (dedupe_key, source_type, source_id, content_hash, complete, document,
-                   version, created_at, updated_at)
-VALUES (:key, :st, :sid, :hash, :complete, :document, 1, :now, :now)
-ON CONFLICT (dedupe_key) DO UPDATE SET
-    source_type = excluded.source_type, source_id = excluded.source_id,
-    content_hash = excluded.content_hash, complete = excluded.complete,
-    document = excluded.document, version = items.version + 1,
-    updated_at = excluded.updated_at
-WHERE items.content_hash IS NOT excluded.content_hash
+                   version, source_version, created_at, updated_at)
+VALUES (:key, :st, :sid, :hash, :complete, :document, 1, :sv, :now, :now)
+"""
+_UPDATE = """
+UPDATE items SET source_type = :st, source_id = :sid, content_hash = :hash,
+    complete = :complete, document = :document, version = version + 1, source_version = :sv,
+    updated_at = :now
+WHERE dedupe_key = :key
 RETURNING version
 """
 
@@ -68,7 +68,11 @@ class ItemDatabase:
         self._path = path
         self._busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
-        self._connection().executescript(_SCHEMA)
+        conn = self._connection()
+        conn.executescript(_SCHEMA)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(items)")}
+        if "source_version" not in columns:  # a database of an earlier server
+            conn.execute("ALTER TABLE items ADD COLUMN source_version INTEGER")
 
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -83,9 +87,12 @@ class ItemDatabase:
     def upsert(
         self, document: dict[str, Any], *, idempotency_key: str | None = None
     ) -> tuple[str, int]:
-        """Upsert ``document`` on its key; return (``created``/``updated``/``unchanged``, version).
+        """Upsert ``document`` on its key; return (result, the row's version).
 
-        The upsert and its ``ingest_log`` row commit together, before this returns.
+        ``created``, ``updated``, ``unchanged`` (same content hash), or ``stale``: the document
+        carries a ``version`` older than the highest seen for the key (or equal to it with other
+        content), and is not applied. The check and the write are one ``BEGIN IMMEDIATE``
+        transaction, committed with its ``ingest_log`` row before this returns.
         """
         conn = self._connection()
         now = _now()
@@ -99,18 +106,39 @@ class ItemDatabase:
             "document": json.dumps(document, ensure_ascii=False, separators=(",", ":")),
             "now": now,
         }
+        incoming = document.get("version")
+        params["sv"] = incoming
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                row = conn.execute(_UPSERT, params).fetchone()
+                row = conn.execute(
+                    "SELECT content_hash, version, source_version FROM items WHERE dedupe_key = ?",
+                    (key,),
+                ).fetchone()
                 if row is None:
-                    result = "unchanged"
-                    (version,) = conn.execute(
-                        "SELECT version FROM items WHERE dedupe_key = ?", (key,)
-                    ).fetchone()
+                    conn.execute(_INSERT, params)
+                    result, version = "created", 1
                 else:
-                    (version,) = row
-                    result = "created" if version == 1 else "updated"
+                    stored_hash, version, stored_sv = row
+                    same = stored_hash == document["content_hash"]
+                    if (
+                        incoming is not None
+                        and stored_sv is not None
+                        and (incoming < stored_sv or (incoming == stored_sv and not same))
+                    ):
+                        # an older version (a late request of an earlier run): never applied
+                        result = "unchanged" if same else "stale"
+                    elif same:
+                        result = "unchanged"
+                        if incoming is not None and (stored_sv is None or incoming > stored_sv):
+                            conn.execute(
+                                "UPDATE items SET source_version = :sv, document = :document"
+                                " WHERE dedupe_key = :key",
+                                params,
+                            )
+                    else:
+                        (version,) = conn.execute(_UPDATE, params).fetchone()
+                        result = "updated"
                 conn.execute(
                     "INSERT INTO ingest_log (at, dedupe_key, content_hash, result, version,"
                     " idempotency_key) VALUES (?, ?, ?, ?, ?, ?)",
@@ -131,7 +159,8 @@ class ItemDatabase:
         row = (
             self._connection()
             .execute(
-                "SELECT document, content_hash, version, created_at, updated_at FROM items"
+                "SELECT document, content_hash, version, source_version, created_at, updated_at"
+                " FROM items"
                 " WHERE dedupe_key = ?",
                 (key,),
             )
@@ -139,11 +168,12 @@ class ItemDatabase:
         )
         if row is None:
             return None
-        document, content_hash, version, created_at, updated_at = row
+        document, content_hash, version, source_version, created_at, updated_at = row
         return {
             "key": key,
             "content_hash": content_hash,
             "version": version,
+            "source_version": source_version,
             "created_at": created_at,
             "updated_at": updated_at,
             "document": json.loads(document),

@@ -1,4 +1,4 @@
-"""What the ingest server accepts: the document shape of docs/contracts.md and its content hash.
+"""What the ingest server accepts: the document shape of docs/item-format.md and its content hash.
 
 The canonical form is implemented here on purpose instead of importing ``harvest.canonical``:
 the ingest API is an outside party (a real application would not share our code), so it
@@ -23,7 +23,10 @@ MEMBERS: dict[str, type] = {
     "case": dict,
     "tabs": dict,
 }
-#: The members covered by ``content_hash`` (docs/contracts.md, Items).
+#: Optional members: ``version``, the document's per-key version at its source (an integer that
+#: grows with every change of the content; the server keeps the highest and refuses older ones).
+OPTIONAL_MEMBERS: dict[str, type] = {"version": int}
+#: The members covered by ``content_hash`` (docs/item-format.md).
 HASHED_MEMBERS = ("complete", "case", "tabs")
 MAX_KEY_CHARS = 512
 _HASH_RE = re.compile(r"sha256:[0-9a-f]{64}")
@@ -72,7 +75,10 @@ def validate_document(value: Any) -> list[dict[str, str]]:
             errors.append({"pointer": f"#/{name}", "detail": "is required"})
         elif type(value[name]) is not kind:
             errors.append({"pointer": f"#/{name}", "detail": f"must be {_TYPE_NAMES[kind]}"})
-    for name in sorted(set(value) - set(MEMBERS)):
+    version = value.get("version")
+    if "version" in value and (type(version) is not int or version < 1 or version >= 2**63):
+        errors.append({"pointer": "#/version", "detail": "must be an integer >= 1"})
+    for name in sorted(set(value) - set(MEMBERS) - set(OPTIONAL_MEMBERS)):
         errors.append({"pointer": f"#/{name}", "detail": "is not a member of an ingest document"})
     for name in ("dedupe_key", "source_type", "source_id"):
         text = value.get(name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ import requests
 from harvest.canonical import document_hash
 from tests.support.ingest import TOKEN, IngestServer
 from tests.support.paths import PY, REPO
+from tests.support.waiting import wait_until
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 KEY = "sipp.pa-testkota:7/Pdt.G/2024/PA Tst"
@@ -219,3 +221,72 @@ def test_server_options_are_validated(tmp_path: Any, args: list[str], message: s
     )  # fmt: skip
     assert result.returncode == 2
     assert message in result.stderr
+
+
+def versioned(content: int, version: int) -> dict[str, Any]:
+    return {**document(version=content), "version": version}
+
+
+def test_the_highest_version_wins_and_an_older_one_is_answered_stale(server: IngestServer) -> None:
+    assert post(server, versioned(0, 10)).status_code == 201
+    newer = post(server, versioned(1, 20))
+    assert (newer.status_code, newer.json()["result"]) == (200, "updated")
+    late = post(server, versioned(2, 15))  # a late request of an earlier run
+    assert late.status_code == 200
+    assert late.json() == {
+        "key": KEY,
+        "result": "stale",
+        "version": 2,
+        "content_hash": versioned(2, 15)["content_hash"],
+        "current_version": 20,
+        "current_content_hash": versioned(1, 20)["content_hash"],
+    }
+    tie = post(server, versioned(3, 20))  # the same version with other content: first wins
+    assert tie.json()["result"] == "stale"
+    same_old = post(server, versioned(1, 5))  # older, but the content it holds: unchanged
+    assert same_old.json()["result"] == "unchanged"
+    same_new = post(server, versioned(1, 30))  # the same content at a newer version
+    assert same_new.json()["result"] == "unchanged"
+    after = post(server, versioned(2, 25))  # older than 30 now
+    assert after.json()["result"] == "stale"
+    body = server.get(KEY).json()
+    assert body["document"] == versioned(1, 30)
+    assert (body["version"], body["source_version"]) == (2, 30)
+    assert server.rows() == {KEY: (versioned(1, 30)["content_hash"], 2)}
+    assert [r for _, r in server.log_results()] == [
+        "created", "updated", "stale", "stale", "unchanged", "unchanged", "stale"
+    ]  # fmt: skip
+    assert server.stats()["results"] == {"created": 1, "updated": 1, "stale": 3, "unchanged": 2}
+
+
+def test_a_document_without_version_is_applied_as_before(server: IngestServer) -> None:
+    assert post(server, versioned(0, 10)).status_code == 201
+    assert post(server, document(version=1)).json()["result"] == "updated"
+    assert server.get(KEY).json()["source_version"] is None
+    assert post(server, versioned(0, 3)).json()["result"] == "updated"
+
+
+@pytest.mark.parametrize("bad", [0, -1, "7", 1.5, True, 2**63])
+def test_a_bad_version_is_a_422(server: IngestServer, bad: Any) -> None:
+    answer = post(server, {**document(), "version": bad})
+    assert answer.status_code == 422
+    assert answer.json()["errors"] == [
+        {"pointer": "#/version", "detail": "must be an integer >= 1"}
+    ]
+
+
+def test_held_requests_wait_for_the_release_file(server_factory: Any, tmp_path: Path) -> None:
+    import threading
+
+    release = tmp_path / "release"
+    server = server_factory("--hold-first", "1", "--hold-release", str(release))
+    answers: list[requests.Response] = []
+    held = threading.Thread(target=lambda: answers.append(post(server, versioned(0, 10))))
+    held.start()
+    wait_until(lambda: server.stats()["posts"] == 1, timeout=10, what="the first POST arrived")
+    assert post(server, versioned(1, 20)).json()["result"] == "created"  # not held
+    assert answers == []
+    release.touch()
+    held.join(timeout=10)
+    assert [(a.status_code, a.json()["result"]) for a in answers] == [(200, "stale")]
+    assert server.get(KEY).json()["document"] == versioned(1, 20)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import sqlite3
 import stat
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -46,7 +49,8 @@ def test_kill_three_times_mid_run_then_every_key_exactly_once(
     # 25% of answers faulty: with the default 6 attempts a document fails all of them with
     # p = 0.25**6, ~0.1 of the ~500 the last run sends (exit 1, a legitimate outcome but not
     # what this test is about); 12 attempts make it ~3e-5
-    args = ["--endpoint", server.url, *FAST, "--breaker", "100", "--max-attempts", "12", "-q"]
+    args = ["--endpoint", server.url, *FAST, "--breaker", "100", "--max-attempts", "12", "-q",
+            "--concurrency", "4"]  # fmt: skip
     log = ws / "ship-log.jsonl"
     for round_, threshold in enumerate((150, 400, 650)):
         proc = subprocess.Popen(
@@ -77,6 +81,11 @@ def test_kill_three_times_mid_run_then_every_key_exactly_once(
     assert set(created.values()) == {1}  # no key was ever created twice
     assert len(created) == 1000
     assert max(v for _, v in rows.values()) <= 2  # at most one real update (the 40 changed)
+    # every key holds its latest version (the store's), and the document of that version
+    with sqlite3.connect(server.db) as conn:
+        held = dict(conn.execute("SELECT dedupe_key, source_version FROM items"))
+    assert held == {k: d["version"] for k, d in docs.items()}
+    assert server.stats()["results"].get("stale", 0) == 0  # nothing older came in last
     stats = server.stats()
     assert stats["faults"].get("drop", 0) > 0  # the run really went through dropped answers
     assert stats["faults"].get("500", 0) > 0
@@ -384,3 +393,104 @@ def test_help_lists_the_exit_codes() -> None:
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
     assert "0 ok, 1 some_failed, 64 usage, 74 ioerr, 75 tempfail, 77 noperm, 78 config" in text
+
+
+def test_a_late_request_of_a_killed_run_never_overwrites_newer_data(
+    tmp_path: Path, server_factory: Any
+) -> None:
+    release = tmp_path / "release"
+    server = server_factory("--hold-first", "1", "--hold-release", str(release))
+    ws = build_workspace(tmp_path / "ws", 3)
+    old = documents(ws)
+    key = min(old)  # the first key in store order: the first POST
+    killed = subprocess.Popen(
+        [*SHIP, "--workspace", str(ws), "--endpoint", server.url, *FAST, "--timeout", "60"],
+        cwd=REPO,
+        env=ship_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_until(
+        lambda: server.stats()["posts"] >= 1, timeout=60, what="the POST is held", proc=killed
+    )
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    assert server.rows() == {}  # the held request has not been applied
+    stale_copy = tmp_path / "ws-before"
+    shutil.copytree(ws, stale_copy)  # the old data, for a second workspace below
+    (stale_copy / "ship-log.jsonl").unlink(missing_ok=True)
+    build_workspace(ws, 3, version=1)  # re-harvested: every case changed
+    new = documents(ws)
+    assert new[key]["version"] > old[key]["version"]
+    result = run_ship(ws, "--endpoint", server.url, *FAST)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("shipped 3 (created 3, updated 0)")
+    release.touch()  # the old request goes on, after the newer version was stored
+    wait_until(
+        lambda: "stale" in [r for _, r in server.log_results()],
+        timeout=30,
+        what="the held request was processed",
+    )
+    assert server.get(key).json()["document"] == new[key]
+    assert {k: h for k, (h, _) in server.rows().items()} == {
+        k: d["content_hash"] for k, d in new.items()
+    }
+    results = server.log_results()
+    assert sorted(results) == sorted([*[(k, "created") for k in new], (key, "stale")])
+    assert results[-1] == (key, "stale")  # applied last, yet not applied
+    # ship.py itself meets an older version (another workspace holding the old data): the
+    # answer is `stale`, a final outcome, exit 0, and the server keeps the newer data
+    older = run_ship(stale_copy, "--endpoint", server.url, *FAST)
+    assert older.returncode == 0, older.stderr
+    assert older.stdout.startswith(
+        "shipped 0 (created 0, updated 0), unchanged 0, rejected 0, failed 0, skipped 0, stale 3;"
+    )
+    assert {(x["outcome"], x["result"], x["final"]) for x in log_lines(stale_copy)} == {
+        ("stale", "stale", True)
+    }
+    assert {k: h for k, (h, _) in server.rows().items()} == {
+        k: d["content_hash"] for k, d in new.items()
+    }
+    again = run_ship(stale_copy, "--endpoint", server.url, *FAST)
+    assert "skipped 3" in again.stdout  # stale is decided: not sent again
+
+
+def test_group_commit_a_kill_loses_no_answer_and_a_lost_tail_comes_back_unchanged(
+    tmp_path: Path, server_factory: Any
+) -> None:
+    server = server_factory("--fault-slow", "0.02", "--slow-seconds", "0.2", "--seed", "1")
+    ws = build_workspace(tmp_path / "ws", 400)
+    log = ws / "ship-log.jsonl"
+    proc = subprocess.Popen(
+        [*SHIP, "--workspace", str(ws), "--endpoint", server.url, *FAST],
+        cwd=REPO,
+        env=ship_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_until(lambda: final_lines(log) >= 150, timeout=120, what="150 answers", proc=proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(1.0)  # a slow request (0.2 s) in flight at the kill still commits
+    logged = {x["key"] for x in log_lines(ws) if x["final"] and x["outcome"] == "ok"}
+    on_server = set(server.rows())
+    assert logged <= on_server
+    # kill -9 loses no line that was written: at most the answers in flight at the kill, whose
+    # documents the server may hold without a line; they come back `unchanged`
+    missing = on_server - logged
+    assert len(missing) <= 4  # --concurrency 4
+    # a power loss would take the unsynced tail: drop the last 50 answers from the log
+    lines = log.read_bytes().splitlines(keepends=True)
+    finals = [i for i, x in enumerate(lines) if b'"final":true' in x]
+    cut = finals[-50]
+    lost = {json.loads(x)["key"] for x in lines[cut:] if b'"final":true' in x}
+    log.write_bytes(b"".join(lines[:cut]))
+    rest = run_ship(ws, "--endpoint", server.url, *FAST)
+    assert rest.returncode == 0, rest.stderr
+    unchanged = {x["key"] for x in log_lines(ws)[cut:] if x["outcome"] == "skipped-duplicate"}
+    assert unchanged == (missing | lost)  # exactly those, answered unchanged
+    assert f"unchanged {len(missing | lost)}, " in rest.stdout
+    assert f"created {400 - len(on_server)}, updated 0" in rest.stdout
+    created = Counter(k for k, r in server.log_results() if r == "created")
+    assert set(created.values()) == {1}
+    assert len(created) == 400

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 import requests
 
-from pipelines.store import ItemStore, ShippedDocument
+from pipelines.store import ItemStore
 from tests.support.paths import PY, REPO, SHIP
 
 TOKEN = "test-token-5f2c9a81d7"
@@ -85,9 +85,11 @@ def build_workspace(
     return workspace
 
 
-def documents(workspace: Path, *, complete_only: bool = True) -> dict[str, ShippedDocument]:
+def documents(workspace: Path, *, complete_only: bool = True) -> dict[str, dict[str, Any]]:
+    """The workspace's documents as ship.py sends them (with their ``version``)."""
     with ItemStore.open(workspace / "items.sqlite", readonly=True) as store:
-        return {d["dedupe_key"]: d for d in store.iter_documents(complete_only=complete_only)}
+        merged = store.iter_documents(complete_only=complete_only, versions=True)
+        return {d["dedupe_key"]: dict(d) for d in merged}
 
 
 @dataclass

@@ -1,9 +1,14 @@
-"""The retry loop and run-level guards of ship.ship(), with a scripted transport and fake time."""
+"""harvest.shipping.run: the attempt loop and run-level guards of ship(), with a scripted
+transport and fake time (sequential), and the concurrent path with scripted transports."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+import threading
+import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -49,6 +54,20 @@ def ok(result: str = "created") -> Answer:
     return Answer(status, json.dumps({"result": result}).encode())
 
 
+def echo(answer: Answer, document: dict[str, Any]) -> Answer:
+    """A success answer as the ingest contract has it: naming the key, echoing the hash."""
+    if 200 <= answer.status < 300 and answer.body.startswith(b"{"):
+        payload = json.loads(answer.body)
+        if isinstance(payload, dict) and "result" in payload and "key" not in payload:
+            payload = {
+                "key": document["dedupe_key"],
+                "content_hash": document["content_hash"],
+                **payload,
+            }
+            return dataclasses.replace(answer, body=json.dumps(payload).encode())
+    return answer
+
+
 class Script:
     """A transport answering from a list (Answer or exception) and recording every call."""
 
@@ -57,11 +76,12 @@ class Script:
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
     def post(self, url: str, body: bytes, headers: Any) -> Answer:
-        self.calls.append((url, json.loads(body)))
+        document = json.loads(body)
+        self.calls.append((url, document))
         item = self.answers.pop(0)
         if isinstance(item, Exception):
             raise item
-        return item
+        return echo(item, document)
 
     def close(self) -> None:
         pass
@@ -331,45 +351,171 @@ def test_limit_counts_sent_documents_only(tmp_path: Path) -> None:
     assert (summary.skipped, summary.created) == (1, 2)
 
 
-def test_parse_retry_after_seconds_and_http_date() -> None:
-    assert ship.parse_retry_after("120", now=0) == 120
-    assert ship.parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470) == 10
-    assert ship.parse_retry_after("garbage", now=0) is None
-    assert ship.parse_retry_after(None, now=0) is None
-    assert ship.parse_retry_after("-5", now=0) == 0
+def test_stale_is_a_final_outcome_not_an_error_and_the_skip_rule_counts_it(
+    tmp_path: Path,
+) -> None:
+    summary, _, _, lines = run(tmp_path, [doc(1), doc(2)], [ok("stale"), ok("created")])
+    assert [(x["outcome"], x["result"], x["final"], x["error"]) for x in lines] == [
+        ("stale", "stale", True, None),
+        ("ok", "created", True, None),
+    ]
+    assert (summary.stale, summary.created, summary.failed, summary.rejected) == (1, 1, 0, 0)
+    assert summary.line(2.0).startswith(
+        "shipped 1 (created 1, updated 0), unchanged 0, rejected 0, failed 0, skipped 0, stale 1;"
+    )
+    index = ship.read_ship_log(tmp_path / "ship-log.jsonl").shipped
+    assert index.pop(doc(1)["dedupe_key"]) == doc(1)["content_hash"]  # not sent again
 
 
-def test_classify_follows_the_contract_table() -> None:
-    kinds = {
-        status: ship.classify(Answer(status, b"{}")).kind.value
-        for status in (400, 408, 409, 410, 411, 413, 415, 422, 425, 429, 500, 503, 504, 302)
-    }
-    assert kinds == {
-        400: "reject", 408: "retry", 409: "retry", 410: "endpoint", 411: "client-bug",
-        413: "reject", 415: "client-bug", 422: "reject", 425: "retry", 429: "retry",
-        500: "retry", 503: "retry", 504: "retry", 302: "endpoint",
-    }  # fmt: skip
+def test_an_html_200_is_never_logged_ok_and_the_fallback_takes_over(tmp_path: Path) -> None:
+    login = Answer(200, b"<html>Sign in</html>", content_type="text/html")
+    summary, transport, _, lines = run(tmp_path, [doc(1)], [login, ok()], endpoints=(A, B))
+    assert [c[0] for c in transport.calls] == [f"{A}/items", f"{B}/items"]
+    assert [(x["endpoint"], x["outcome"], x["status"]) for x in lines] == [
+        (A, "retry", 200),
+        (B, "ok", 201),
+    ]
+    assert lines[0]["error"].startswith(
+        "answered 200 but not the ingest API's answer: the body is not JSON (text/html"
+    )
+    assert summary.created == 1
+    (tmp_path / "ship-log.jsonl").unlink()
+    with pytest.raises(EndpointUnusable, match="not the ingest API's answer"):
+        run(tmp_path, [doc(1), doc(2)], [login])
+    lines = [json.loads(x) for x in (tmp_path / "ship-log.jsonl").read_text().splitlines()]
+    assert [(x["outcome"], x["final"]) for x in lines] == [("retry", False), ("aborted", True)]
+    assert not any(x["outcome"] == "ok" for x in lines)
 
 
-def test_retry_policy_validates() -> None:
-    with pytest.raises(ship.ConfigError, match="--max-attempts"):
-        RetryPolicy(max_attempts=0)
-    with pytest.raises(ship.ConfigError, match="--backoff-cap"):
-        RetryPolicy(backoff_cap=float("nan"))
-
-
-def test_progress_bar_on_a_terminal_and_plain_lines_otherwise() -> None:
-    import io
-
+def test_server_text_carrying_the_token_is_scrubbed_from_lines_and_errors(
+    tmp_path: Path,
+) -> None:
+    token = "s3cret/token+abc=0123"
+    encoded = "s3cret%2Ftoken%2Babc%3D0123"
+    leak = json.dumps({"detail": f"bad token {token}, see /login?next={encoded}"}).encode()
+    transport = Script([Answer(500, leak), Answer(401, leak)])
+    log = ShipLog.open(tmp_path / "ship-log.jsonl")
     clock = Clock()
-    summary = Summary(total=200, created=40, unchanged=5, skipped=5)
-    bar = ship.Progress(io.StringIO(), total=200, tty=True, clock=clock)
-    clock.t += 10
-    text = bar.render(summary, clock())
-    assert text.startswith("[######..................] 50/200  25% 5.0/s ETA 00:00:30")
-    assert "shipped 40 unchanged 5 rejected 0 failed 0 skipped 5" in text
-    plain = ship.Progress(io.StringIO(), total=200, tty=False, interval=5, clock=clock)
-    clock.t += 10
-    plain(summary)
-    assert plain.stream.getvalue().startswith("progress: 50/200 (25%) 5.0/s ETA 00:00:30 |")
-    assert plain.stream.getvalue().endswith("\n")
+    with pytest.raises(AuthError) as info:
+        ship.ship(
+            [doc(1)], transport=transport, log=log, policy=RetryPolicy(),
+            endpoints=EndpointPool([A]), shipped=ShippedIndex(), sleep=clock.sleep,
+            clock=clock, now=clock, rng=random.Random(1), secret=token,
+        )  # fmt: skip
+    log.close()
+    lines = [json.loads(x) for x in (tmp_path / "ship-log.jsonl").read_text().splitlines()]
+    assert [x["error"] for x in lines] == [
+        "500 bad token <token>, see /login?next=<token>",
+        "401 bad token <token>, see /login?next=<token>",
+    ]
+    assert str(info.value) == (
+        f"the ingest API at {A} refused the token (401 bad token <token>, see "
+        "/login?next=<token>); set INGEST_TOKEN to a valid token with ingest scope and run again"
+    )
+
+
+class Threaded:
+    """Transports for the concurrent path: each records what it sends; answers are computed
+    from the request (key and hash echoed) after ``delay`` seconds of real time."""
+
+    def __init__(self, delay: float = 0.005, status: int = 201) -> None:
+        self.delay = delay
+        self.status = status
+        self.lock = threading.Lock()
+        self.in_flight: Counter[str] = Counter()
+        self.max_in_flight = 0
+        self.max_same_key = 0
+        self.keys: list[str] = []
+        self.made = 0
+        self.closed = 0
+
+    def __call__(self) -> Threaded:
+        with self.lock:
+            self.made += 1
+        return self
+
+    def post(self, url: str, body: bytes, headers: Any) -> Answer:
+        document = json.loads(body)
+        key = document["dedupe_key"]
+        with self.lock:
+            self.in_flight[key] += 1
+            self.keys.append(key)
+            self.max_same_key = max(self.max_same_key, self.in_flight[key])
+            self.max_in_flight = max(self.max_in_flight, sum(self.in_flight.values()))
+        time.sleep(self.delay)
+        with self.lock:
+            self.in_flight[key] -= 1
+        if self.status != 201:
+            return Answer(self.status, b'{"detail":"no"}')
+        return echo(ok("created"), document)
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed += 1
+
+
+def test_concurrent_delivery_uses_n_connections_and_never_sends_a_key_twice_at_once(
+    tmp_path: Path,
+) -> None:
+    docs = [doc(i) for i in range(40)]
+    docs[20:20] = [doc(3, version=1), doc(3, version=2)]  # one key three times, in a row
+    transports = Threaded()
+    log = ShipLog.open(tmp_path / "ship-log.jsonl")
+    summary = ship.ship(
+        docs, transports=transports, concurrency=4, log=log, policy=RetryPolicy(),
+        endpoints=EndpointPool([A]), shipped=ShippedIndex(),
+    )  # fmt: skip
+    log.close()
+    assert transports.made == transports.closed == 4
+    assert transports.max_in_flight == 4
+    assert transports.max_same_key == 1
+    assert len(transports.keys) == 42
+    assert summary.created == 42
+    lines = [json.loads(x) for x in (tmp_path / "ship-log.jsonl").read_text().splitlines()]
+    assert len(lines) == 42
+    assert all(x["final"] and x["outcome"] == "ok" for x in lines)
+    key3 = doc(3)["dedupe_key"]
+    assert [x["content_hash"] for x in lines if x["key"] == key3] == [
+        doc(3)["content_hash"],
+        doc(3, version=1)["content_hash"],
+        doc(3, version=2)["content_hash"],
+    ]  # a key's versions leave in order, each after the one before was answered
+
+
+def test_concurrent_run_starts_with_one_request_so_a_wrong_token_costs_one(
+    tmp_path: Path,
+) -> None:
+    transports = Threaded(status=401)
+    log = ShipLog.open(tmp_path / "ship-log.jsonl")
+    with pytest.raises(AuthError):
+        ship.ship(
+            [doc(i) for i in range(20)], transports=transports, concurrency=4, log=log,
+            policy=RetryPolicy(), endpoints=EndpointPool([A]), shipped=ShippedIndex(),
+        )  # fmt: skip
+    log.close()
+    assert len(transports.keys) == 1
+    lines = [json.loads(x) for x in (tmp_path / "ship-log.jsonl").read_text().splitlines()]
+    assert [(x["outcome"], x["status"]) for x in lines] == [("auth-failed", 401)]
+
+
+def test_concurrent_breaker_stops_and_in_flight_documents_get_aborted_lines(
+    tmp_path: Path,
+) -> None:
+    transports = Threaded(status=500, delay=0.002)
+    log = ShipLog.open(tmp_path / "ship-log.jsonl")
+    summary = Summary()
+    policy = RetryPolicy(max_attempts=2, breaker=3, backoff_base=0.001, backoff_cap=0.001)
+    with pytest.raises(BreakerOpen):
+        ship.ship(
+            [doc(i) for i in range(50)], transports=transports, concurrency=4, log=log,
+            policy=policy, endpoints=EndpointPool([A]), shipped=ShippedIndex(), summary=summary,
+        )  # fmt: skip
+    log.close()
+    lines = [json.loads(x) for x in (tmp_path / "ship-log.jsonl").read_text().splitlines()]
+    finals = Counter(x["key"] for x in lines if x["final"])
+    assert set(finals.values()) == {1}  # every document that was sent has one final line
+    sent = {x["key"] for x in lines}
+    assert set(finals) == sent
+    assert summary.failed >= 3
+    assert {x["outcome"] for x in lines if x["final"]} <= {"failed", "aborted"}
+    assert len(sent) < 50  # the rest stays pending
