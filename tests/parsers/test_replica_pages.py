@@ -168,7 +168,7 @@ def test_gugatan_with_mediasi_values():
     assert "jurusita_pengganti" in penetapan
     biaya = _tab(name, "biaya_perkara")
     first_stage = biaya[0]
-    assert first_stage["tahap"] == "Tingkat Pertama"
+    assert first_stage["tahap"] == "BIAYA TINGKAT PERTAMA"
     assert first_stage["transaksi"][0]["uraian"] == "Panjar Biaya Perkara"
     total = first_stage["total"]
     assert total["sisa"] == total["pemasukan"] - total["pengeluaran"]
@@ -208,13 +208,19 @@ def test_tilang_values():
     assert _tab(name, "jadwal_sidang")[0]["jam"] == "08:00 s/d Selesai"
 
 
-def test_anak_lists_diversi_as_unavailable_and_hides_amar():
+def test_anak_diversi_is_fetched_and_amar_hidden():
     detail = _detail("pn-anak")
     diversi = [t for t in detail.tabs if t.slug == "diversi"]
     assert len(diversi) == 1
-    assert diversi[0].available is False
+    assert diversi[0].available is True  # redir_diversi -> /diversi works in the stock app
     assert diversi[0].url.startswith(BASE + "show_diversi/")
-    assert all(t.available for t in detail.tabs if t.slug != "diversi")
+    assert all(t.available for t in detail.tabs)
+    (record,) = _tab("pn-anak", "diversi")
+    assert record["kesepakatan"] in (
+        "Sepakat Melaksanakan Diversi",
+        "Tidak Sepakat Melaksanakan Diversi",
+    )
+    assert len(record["pembimbing_kemasyarakatan"]) == 1
     assert _tab("pn-anak", "putusan")["amar_putusan"] == "Disamarkan"
     assert {"label": "Anak Korban", "nama": ["Disamarkan"]} in detail.data["data_umum"]["pihak"]
 
