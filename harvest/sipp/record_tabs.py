@@ -93,11 +93,16 @@ def lines_value(cell: Element, page: str, label: str) -> list[str]:
 
 
 def mediators(cell: Element, page: str, label: str) -> list[dict[str, Any]]:
-    """``Data Mediator``: nested ``No | Nama | Status Mediator`` (status ``-`` -> ``None``)."""
+    """``Data Mediator``: nested ``No | Nama | Status Mediator`` (status ``-`` -> ``None``).
+    The view always prints one row per ``<br/>``-separated name, so a row without mediator
+    prints an empty name and ``-``: that row is no mediator and is left out."""
     out = []
     for rec in _nested(cell):
+        nama = text(rec.get("nama"))
         status = none_if_empty(text(rec.get("status mediator", rec.get("status"))))
-        out.append({"nama": text(rec.get("nama")), "status": None if status == "-" else status})
+        status = None if status == "-" else status
+        if nama or status:
+            out.append({"nama": nama, "status": status})
     return out
 
 
