@@ -55,6 +55,8 @@ NO_DATA_TEXTS = frozenset(
         "belum ditetapkan",
         "tidak ada pencatatan register barang bukti",
         "tidak ada data",
+        "belum ada laporan",
+        "belum ada data",
     }
 )
 OTHER_ROWS = "lainnya"
@@ -593,6 +595,49 @@ DIVERSI = RecordSpec(
 )
 
 
+WE_KPPU = RecordSpec(
+    "tab:we_kppu",
+    _labels(
+        ("tanggal surat kppu", "tanggal_surat_kppu", soft_date),
+        ("nomor surat kppu", "nomor_surat_kppu", text_value),
+        ("tanggal penetapan ma", "tanggal_penetapan_ma", soft_date),
+        ("nomor penetapan ma", "nomor_penetapan_ma", text_value),
+        ("pengadilan yang berwenang", "pengadilan_berwenang", text_value),
+    ),
+)
+
+
+def table_parser(page: str, columns: Mapping[str, str]) -> Callable[[str], list[dict[str, Any]]]:
+    """A tab that is one headed table (``No | <columns>``): one record per row, a column
+    whose header starts with ``Tanggal`` read as a date; the no-data row (one cell) skipped;
+    an unknown column kept as text under its own name with a warning."""
+
+    def parse(html: str) -> list[dict[str, Any]]:
+        doc = parse_html(html, f"tab {page}")
+        out: list[dict[str, Any]] = []
+        for table in xpath_elements(doc, "//table[not(.//table)]")[:1]:
+            for rec in table_records(table):
+                item: dict[str, Any] = {}
+                for column, cell in rec.items():
+                    if column == "no":
+                        continue
+                    key = columns.get(column)
+                    if key is None:
+                        warn(page, column, "column")
+                        key = re.sub(r"\W+", "_", column).strip("_")
+                    if column.startswith("tanggal"):
+                        item[key] = soft_date(cell, page, column)
+                    else:
+                        item[key] = none_if_empty(text(cell))
+                out.append(item)
+        return out
+
+    slug = page.removeprefix("tab:")
+    parse.__name__ = f"parse_{slug}"
+    parse.__doc__ = f"The {slug} tab: one record per row of its table."
+    return parse
+
+
 def _record_parser(spec: RecordSpec) -> Callable[[str], list[dict[str, Any]]]:
     def parse(html: str) -> list[dict[str, Any]]:
         return parse_records(html, spec)
@@ -629,4 +674,22 @@ RECORD_PARSERS: dict[str, Callable[[str], Any]] = {
     "perbaikan_gugatan": _record_parser(PERBAIKAN_GUGATAN),
     "pen_persiapan": parse_pen_persiapan,
     "diversi": _record_parser(DIVERSI),
+    "we_kppu": lambda html: (parse_records(html, WE_KPPU) or [{}])[0],
+    "laporan_pengurus": table_parser(
+        "tab:laporan_pengurus",
+        {
+            "nomor laporan": "nomor_laporan",
+            "tanggal laporan": "tanggal_laporan",
+            "deskripsi": "deskripsi",
+        },
+    ),
+    "pembatalan_perdamaian": table_parser(
+        "tab:pembatalan_perdamaian",
+        {
+            "nomor perkara": "nomor_perkara",
+            "tanggal register": "tanggal_register",
+            "klasifikasi perkara": "klasifikasi_perkara",
+            "status perkara": "status_perkara",
+        },
+    ),
 }
