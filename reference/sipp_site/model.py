@@ -40,6 +40,8 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
     ("jadwal_sidang", "tabs4"),
     ("saksi", "tabs26"),
     ("mediasi", "tabs6"),
+    ("intervensi", "tabs7"),
+    ("rekonvensi", "tabs22"),
     ("penuntutan", "tabs8"),
     ("putusan", "tabs10"),
     ("verzet", "tabs5"),
@@ -58,6 +60,8 @@ TAB_LABELS = {
     "saksi": "Saksi",
     "mediasi": "Mediasi",
     "penuntutan": "Penuntutan",
+    "intervensi": "Intervensi",
+    "rekonvensi": "Rekonvensi",
     "putusan": "Putusan",
     "verzet": "Verzet",
     "ikrar_talak": "Ikrar Talak",
@@ -1047,6 +1051,8 @@ class _CaseBuilder:
             agendas = [agendas[0], "Pembuktian Penggugat", "Pembacaan Putusan"]
         assert start_trial is not None
         held = self.hearings(start_trial, agendas, gap, prefix)
+        if kind == "gugatan" and not verstek and len(held) >= 2:
+            self.counterclaims(held[1], p1, p2)
         if any("Pembuktian" in a for a in agendas[: len(held)]) and r.random() < 0.6:
             self.saksi(r.randint(1, 3))
         if len(held) < len(agendas):
@@ -1124,6 +1130,50 @@ class _CaseBuilder:
         self.tabs["biaya_perkara"] = ledger.stages()
 
     # ---------------------------------------------------------------- rarer tabs
+    def counterclaims(self, jawaban: dt.date, p1: list[str], p2: list[str]) -> None:
+        """Rekonvensi (a counterclaim filed with the answer: ~12% of contested PA gugatan,
+        ~6% PN) and, on PN, intervensi (a third party joining: ~2%)."""
+        r = self.rng
+        if r.random() < (0.12 if self.pa else 0.06):
+            self.tabs["rekonvensi"] = [
+                {
+                    "tanggal_pendaftaran": iso(jawaban),
+                    "para_pihak": [
+                        f"{p2[0]} sebagai Tergugat Konvensi/Penggugat Rekonvensi",
+                        f"{p1[0]} sebagai Penggugat Konvensi/Tergugat Rekonvensi",
+                    ],
+                    "petitum": (
+                        "Mengabulkan gugatan Penggugat Rekonvensi untuk seluruhnya;\n"
+                        + (
+                            "Menghukum Tergugat Rekonvensi membayar nafkah iddah dan mut'ah "
+                            "kepada Penggugat Rekonvensi;"
+                            if self.pa
+                            else "Menghukum Tergugat Rekonvensi membayar ganti rugi kepada "
+                            "Penggugat Rekonvensi;"
+                        )
+                        + "\nMembebankan biaya perkara menurut hukum."
+                    ),
+                }
+            ]
+            self.shown.append("rekonvensi")
+            self.event(jawaban, "Persidangan", "Gugatan Rekonvensi", None)
+        if not self.pa and r.random() < 0.02:
+            joins = r.choice(("Penggugat", "Tergugat"))
+            self.tabs["intervensi"] = [
+                {
+                    "urutan": 1,
+                    "nama_pemohon": r.choice(V.COMPANIES),
+                    "jenis_intervensi": r.choice(("Tussenkomst", "Voeging")),
+                    "tergabung_ke_pihak": joins,
+                    "tanggal_intervensi": iso(jawaban),
+                    "petitum": (
+                        "Menerima permohonan Pemohon Intervensi;\n"
+                        f"Menetapkan Pemohon Intervensi sebagai pihak bersama {joins};"
+                    ),
+                }
+            ]
+            self.shown.append("intervensi")
+
     def diversi(self) -> bool:
         """Diversi tab (anak cases, diversi.php); True when the parties agreed (case ends)."""
         r = self.rng

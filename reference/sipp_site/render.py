@@ -36,8 +36,6 @@ ALL_TAB_ROUTES: tuple[tuple[str, str], ...] = (
     *TAB_ORDER,
     ("perbaikan_gugatan", "tabs33"),
     ("pen_persiapan", "tabs23"),
-    ("intervensi", "tabs7"),
-    ("rekonvensi", "tabs22"),
     ("putusan_sela", "tabs9"),
     ("pk", "tabs15"),
     ("eksekusi", "tabs17"),
@@ -703,6 +701,8 @@ OTHER_TABS: dict[str, Callable[[Case, Any], str]] = {
     "diversi": lambda c, d: RT.diversi(d or []),
     "verzet": lambda c, d: RT.verzet(d or []),
     "ikrar_talak": lambda c, d: RT.ikrar_talak(d or []),
+    "intervensi": lambda c, d: RT.intervensi(d or [], c.alur.id == 9),
+    "rekonvensi": lambda c, d: RT.rekonvensi(d or []),
 }
 
 

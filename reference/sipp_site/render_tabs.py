@@ -222,7 +222,8 @@ def mediator_table(mediators: list[JSON], center_status: bool = False) -> str:
         f"<td style='text-align:left; vertical-align:top;'>{e(m['nama'])}<br></td>"
         f"<td style='text-align:{align}; vertical-align:top'>{e(m['status']) if m['status'] else '-'}</td>"
         "<tr>"
-        for k, m in enumerate(mediators, 1)
+        # the view loops over the "<br/>"-split names: with none it still prints one empty row
+        for k, m in enumerate(mediators or [{"nama": "", "status": None}], 1)
     )
     return (
         '<div class="cssTable" style="">\n<table id="tableinfo" style="margin:0px;padding:0px;">\n'
@@ -570,3 +571,43 @@ def ikrar_talak(data: list[JSON]) -> str:
             + _IKRAR_CLOSE
         )
     return "".join(out)
+
+
+def _info_table(rows: str) -> str:
+    return (
+        WRAPWORD_STYLE
+        + '<div style="font-size:14px;">\n\t<table id=\'infoPerkara\' style="font-size:14px;width:100%;">\n'
+        f'\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n{rows or NOT_FOUND_ROW}\t\t</tbody>\n\t</table>\n</div>\n'
+    )
+
+
+def intervensi(data: list[JSON], ptun: bool = False) -> str:
+    """``intervensi.php``: per party a nested ``PIHAK INTERVENSI n`` heading table in a row;
+    PTUN (alur 9) prints no Jenis Intervensi row."""
+    rows = ""
+    for r in data:
+        rows += (
+            "\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t<td colspan='2'><table id='infoPerkara' style=\"font-size:14px;width:100%;\"><tbody><tr>"
+            f"<td style='padding-left:5px;color: #648C03;font-size: 15px;'><b>PIHAK INTERVENSI {r['urutan']}</b></td></tr></tbody></table></td>\n\t\t\t\t\t\t</tr>\n"
+            + label_row("Nama Pemohon", e(r["nama_pemohon"]))
+            + ("" if ptun else label_row("Jenis Intervensi", e(r["jenis_intervensi"])))
+            + label_row("Tergabung Ke Pihak", e(r["tergabung_ke_pihak"]))
+            + label_row("Tanggal Intervensi", day(r["tanggal_intervensi"]))
+            + label_row("Isi Petitum", long_html(r["petitum"]), top=True, wrap=True)
+            + "\t\t\t\t\t\t<tr><td colspan='2'></td></tr>\n"
+        )
+    return _info_table(rows)
+
+
+def rekonvensi(data: list[JSON]) -> str:
+    """``rekonvensi.php``: label cells without ``<font>``."""
+    rows = ""
+    for r in data:
+        rows += (
+            f'\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t<td id="first-child">Tanggal Pendaftaran</td>\n\t\t\t\t\t\t\t<td>{day(r["tanggal_pendaftaran"])}</td>\n\t\t\t\t\t\t</tr>\n'
+            f'\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t<td id="first-child">Para Pihak</td>\n\t\t\t\t\t\t\t<td>{"<br>".join(e(x) for x in r["para_pihak"])}</td>\n\t\t\t\t\t\t</tr>\n'
+            '\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t<td id="first-child" style="vertical-align: top;">Isi Petitum</td>\n'
+            f"\t\t\t\t\t\t\t<td class='wrapword'>{long_html(r['petitum'])}</td>\n\t\t\t\t\t\t</tr>\n"
+            "\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t<td colspan='2'></td>\n\t\t\t\t\t\t</tr>\n"
+        )
+    return _info_table(rows)

@@ -157,7 +157,8 @@ def test_gugatan_with_mediasi_values():
     assert [k["label"] for k in du["kuasa"]] == ["Kuasa Hukum Penggugat", "Kuasa Hukum Tergugat"]
     assert du["prodeo"] in ("Ya", "Tidak")
     (round_1,) = _tab(name, "mediasi")
-    assert round_1["nomor_penetapan_mediator"] == "5/Pdt.G/2019/PN Rpk"
+    assert round_1["nomor_penetapan_mediator"] == "6/Pdt.G/2022/PN Rpk"
+    assert round_1["jenis"] == "Mediasi"
     assert round_1["mediator"][0]["status"] in ("Hakim", "Non-Hakim")
     penetapan = _tab(name, "penetapan")
     assert [h["posisi"] for h in penetapan["hakim"]][:3] == [

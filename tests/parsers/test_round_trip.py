@@ -132,7 +132,7 @@ def test_every_case_round_trips(court):
         assert slugs == {
             "penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
             "banding", "kasasi", "biaya_perkara", "barang_bukti", "riwayat_perkara",
-            "diversi", "verzet",
+            "diversi", "verzet", "rekonvensi",
         }  # fmt: skip
     else:
         assert kinds == {"gugatan", "permohonan", "jinayat"}
