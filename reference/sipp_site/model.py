@@ -1053,6 +1053,8 @@ class _CaseBuilder:
         held = self.hearings(start_trial, agendas, gap, prefix)
         if kind == "gugatan" and not verstek and len(held) >= 2:
             self.counterclaims(held[1], p1, p2)
+        if "mediasi" in self.tabs and len(held) >= 3 and r.random() < 0.06:
+            self.peace_attempt(held[2])
         if any("Pembuktian" in a for a in agendas[: len(held)]) and r.random() < 0.6:
             self.saksi(r.randint(1, 3))
         if len(held) < len(agendas):
@@ -1240,6 +1242,24 @@ class _CaseBuilder:
         if decided:
             self.event(d_kes, "Diversi", "Penetapan Kesepakatan Diversi", "Diversi")
         return agreed
+
+    def peace_attempt(self, day: dt.date) -> None:
+        """A second Mediasi row: peace during the examination (mediasi.php heads every row after
+        the first "Data Penetapan Perdamaian Pada Tahap Pemeriksaan Perkara")."""
+        start = _workday(self.clock.after(day, 1, 3))
+        end = _workday(self.clock.after(start, 7, 14))
+        done = self.clock.happened(end)
+        self.tabs["mediasi"].append(
+            {
+                "jenis": "Perdamaian Pada Tahap Pemeriksaan Perkara",
+                "tanggal_penetapan_mediator": iso(day),
+                "nomor_penetapan_mediator": self.number,
+                "mediator": [{"nama": self.judges[0], "status": "Hakim"}],
+                "tanggal_mulai": iso(start) if self.clock.happened(start) else None,
+                "tanggal_hasil": iso(end) if done else None,
+                "hasil": "Tidak Berhasil" if done else None,
+            }
+        )
 
     def verzet(self, d_put: dt.date) -> bool:
         """Verzet tab (verzet.php, civil wording) on a verstek judgment; True when filed."""
