@@ -57,6 +57,7 @@ NO_DATA_TEXTS = frozenset(
         "tidak ada data",
         "belum ada laporan",
         "belum ada data",
+        "belum diberitahukan",
     }
 )
 OTHER_ROWS = "lainnya"

@@ -369,6 +369,10 @@ def parse_saksi(html: str) -> list[str]:
     ]
 
 
+#: Mediasi rows are label/value records (record_tabs.MEDIASI: ``jenis`` from the divider row).
+parse_mediasi = RECORD_PARSERS["mediasi"]
+
+
 def parse_penuntutan(html: str) -> list[dict[str, Any]]:
     """``Tanggal Tuntutan`` / ``Isi Tuntutan`` pairs (repeated per tuntutan)."""
     doc = _doc(html, "penuntutan")
@@ -604,6 +608,7 @@ TAB_PARSERS: dict[str, TabParser] = {
     "jadwal_sidang": parse_jadwal_sidang,
     "penetapan": parse_penetapan,
     "saksi": parse_saksi,
+    "mediasi": parse_mediasi,
     "penuntutan": parse_penuntutan,
     "putusan": parse_putusan,
     "banding": _appeal_parser("banding"),
