@@ -356,6 +356,8 @@ def parse_penetapan(html: str) -> dict[str, Any]:
                     item[name] = _text(cell)
             block.append(item)
         out[key] = block
+    if not out:
+        raise ParseError("tab penetapan: text but no PENETAPAN block in the fragment")
     return out
 
 
@@ -565,6 +567,8 @@ def parse_biaya_perkara(html: str) -> list[dict[str, Any]]:
                 }
             )
         out.append({"tahap": heading, "transaksi": transaksi, "total": total})
+    if not out:
+        raise ParseError("tab biaya_perkara: text but no table#tableStatusPutusan in the fragment")
     return out
 
 
@@ -587,7 +591,7 @@ def parse_barang_bukti(html: str) -> list[dict[str, Any]]:
         return []
     page = "tab:barang_bukti"
     out = []
-    for table in _top_tables(doc, "tableDetilPerkara") or _top_tables(doc):
+    for table in _data_tables(doc, "barang_bukti", "tableDetilPerkara"):
         record: dict[str, Any] = {}
         for label, cell in label_rows(table):
             key = _BARANG_BUKTI_LABELS.get(label.lower())

@@ -3,7 +3,9 @@ views do not print: kept generically with a warning, never a ParseError, never `
 
 from __future__ import annotations
 
-from harvest.sipp import parse_tab
+import pytest
+
+from harvest.sipp import ParseError, parse_tab
 from harvest.sipp.warnings import ParseWarning, collect_warnings
 
 CLOSE = '<script type="text/javascript">closeLoading();</script>'
@@ -132,3 +134,9 @@ def test_second_row_of_a_tab_starts_a_second_record():
         {"tanggal_pendaftaran": "2024-04-08", "para_pihak": ["A"], "petitum": "x"},
         {"tanggal_pendaftaran": "2024-04-09", "para_pihak": ["B"], "petitum": "x"},
     ]
+
+
+def test_common_tab_with_text_but_no_table_is_not_that_tab():
+    for slug in ("penetapan", "biaya_perkara", "barang_bukti", "jadwal_sidang", "saksi"):
+        with pytest.raises(ParseError, match=f"tab {slug}: "):
+            parse_tab(slug, "<p>Halaman pemeliharaan</p>" + CLOSE)
