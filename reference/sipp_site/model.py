@@ -500,6 +500,9 @@ class _CaseBuilder:
                     "aktif": "Ya",
                 }
             )
+        if self.alur.id == 9:  # PTUN: penetapan.php adds a Jenis Acara column
+            for h in hakim:
+                h["jenis_acara"] = "Acara Biasa"
         self.judges = [h["nama"] for h in hakim if h["aktif"] == "Ya"]
         self.event(d_pmh, "Penetapan", "Penunjukan Panitera Pengganti", None)
         clerk = r.choice(V.CLERKS)
@@ -1051,7 +1054,7 @@ class _CaseBuilder:
             agendas = [agendas[0], "Pembuktian Penggugat", "Pembacaan Putusan"]
         assert start_trial is not None
         held = self.hearings(start_trial, agendas, gap, prefix)
-        if kind == "gugatan" and not verstek and len(held) >= 2:
+        if kind == "gugatan" and not verstek and len(held) >= 2 and self.alur.id != 9:
             self.counterclaims(held[1], p1, p2)
         if "mediasi" in self.tabs and len(held) >= 3 and r.random() < 0.06:
             self.peace_attempt(held[2])
