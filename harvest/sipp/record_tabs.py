@@ -57,7 +57,6 @@ NO_DATA_TEXTS = frozenset(
         "tidak ada data",
         "belum ada laporan",
         "belum ada data",
-        "belum diberitahukan",
     }
 )
 OTHER_ROWS = "lainnya"
@@ -249,7 +248,10 @@ def _walk_rows(table: Element, spec: RecordSpec, out: _Records) -> None:
             out.other(label, clean_text(" ".join(text(td) for td in tds[1:])))
             continue
         key, convert = known
-        out.put(key, convert(tds[1], spec.page, label))
+        if text(tds[1]).lower() in NO_DATA_TEXTS:  # "Belum Ada Data" in a value cell
+            out.put(key, None)
+        else:
+            out.put(key, convert(tds[1], spec.page, label))
 
 
 def _heading(heading: str, cell: Element, spec: RecordSpec, out: _Records) -> None:
@@ -639,6 +641,138 @@ def table_parser(page: str, columns: Mapping[str, str]) -> Callable[[str], list[
     return parse
 
 
+# ------------------------------------------------------------------ sectioned (PKPU) tabs
+
+#: A section of a sectioned tab: ``(key, columns)``; ``columns`` maps the header texts of a
+#: ``No | ...`` table to keys (``None``: the section is label/value rows read with the spec's
+#: labels). The column key ``agenda_alasan`` splits an ``Agenda : ... Alasan Ditunda : ...``
+#: cell into ``agenda`` and ``alasan_ditunda``.
+Section = tuple[str, Mapping[str, str] | None]
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    """A tab of headed blocks (``JADWAL DAN HASIL RAPAT``, ``PUTUSAN PKPU TETAP PERTAMA``):
+    ``sections`` maps the lower-case heading to its :data:`Section`."""
+
+    page: str
+    sections: Mapping[str, Section]
+    labels: Mapping[str, tuple[str, Converter]]
+
+
+def _agenda_alasan(cell: Element) -> dict[str, str | None]:
+    """``Agenda :<br>X<br><br>Alasan Ditunda :<br>Y`` -> ``{"agenda": X, "alasan_ditunda": Y}``."""
+    parts: dict[str, list[str]] = {"agenda": [], "alasan_ditunda": []}
+    current = "agenda"
+    for line in lines(cell):
+        low = line.lower().rstrip(" :")
+        if low == "agenda":
+            current = "agenda"
+        elif low == "alasan ditunda":
+            current = "alasan_ditunda"
+        else:
+            parts[current].append(line)
+    return {k: none_if_empty(" ".join(v)) if v != ["-"] else None for k, v in parts.items()}
+
+
+def _section_rows(
+    table: Element, columns: Mapping[str, str], page: str, heading: str
+) -> list[dict[str, Any]]:
+    out = []
+    for rec in table_records(table):
+        item: dict[str, Any] = {}
+        for column, cell in rec.items():
+            if column == "no":
+                continue
+            key = columns.get(column)
+            if key is None:
+                warn(page, f"{heading}: {column}", "column")
+                key = re.sub(r"\W+", "_", column).strip("_")
+            if key == "agenda_alasan":
+                item.update(_agenda_alasan(cell))
+            elif column.startswith("tanggal"):
+                item[key] = soft_date(cell, page, column)
+            else:
+                item[key] = none_if_empty(text(cell))
+        out.append(item)
+    return out
+
+
+def parse_sections(html: str, spec: SectionSpec) -> dict[str, Any]:
+    """``{section key: [records]}`` in page order; a table under a heading the spec does not
+    know goes to ``lainnya`` (its rows as the generic parser gives them) with a warning."""
+    from harvest.sipp.tabs import headed_tables  # tabs.py imports this module
+
+    doc = parse_html(html, f"tab {spec.page}")
+    out: dict[str, Any] = {}
+    labels = RecordSpec(spec.page, spec.labels)
+    for heading, table in headed_tables(doc):
+        section = spec.sections.get((heading or "").lower())
+        if section is None:
+            warn(spec.page, heading or "", "block")
+            out.setdefault(OTHER_ROWS, []).append(
+                {"label": heading or "", "value": generic_table(table)}
+            )
+            continue
+        key, columns = section
+        if columns is not None:
+            out[key] = _section_rows(table, columns, spec.page, heading or "")
+        else:
+            records = _Records()
+            _walk_rows(table, labels, records)
+            # the voting block prints its rows with "Belum Ada Data" when there is no row
+            out[key] = [r for r in records.result() if any(v is not None for v in r.values())]
+    return out
+
+
+_RAPAT_COLUMNS = {
+    "tanggal rapat": "tanggal_rapat",
+    "jam": "jam_rapat",
+    "jam rapat": "jam_rapat",
+    "agenda/alasan ditunda": "agenda_alasan",
+    "agenda / alasan ditunda": "agenda_alasan",
+    "tempat rapat": "tempat_rapat",
+}
+_PUTUSAN_PKPU_LABELS = _labels(
+    ("tanggal putusan", "tanggal_putusan", soft_date),
+    ("amar putusan", "amar_putusan", long_value),
+    ("pemberitahuan putusan kepada pemohon", "tanggal_pemberitahuan_pemohon", soft_date),
+    ("pemberitahuan putusan kepada termohon", "tanggal_pemberitahuan_termohon", soft_date),
+)
+
+PKPU_TETAP = SectionSpec(
+    "tab:pkpu_tetap",
+    {
+        "pengambilan suara": ("pengambilan_suara", _RAPAT_COLUMNS),
+        "putusan pkpu tetap pertama": ("putusan_pertama", None),
+        "putusan pkpu tetap lanjutan": ("putusan_lanjutan", None),
+    },
+    _PUTUSAN_PKPU_LABELS,
+)
+
+RENCANA_PERDAMAIAN = SectionSpec(
+    "tab:rencana_perdamaian",
+    {
+        "jadwal dan hasil rapat": ("rapat", _RAPAT_COLUMNS),
+        "pembetulan berita acara rapat pemungutan suara": (
+            "pembetulan_berita_acara",
+            {
+                "nomor perkara": "nomor_perkara",
+                "tanggal register": "tanggal_register",
+                "klasifikasi perkara": "klasifikasi_perkara",
+                "status perkara": "status_perkara",
+            },
+        ),
+        "hasil pemungutan suara": ("hasil_pemungutan_suara", None),
+    },
+    _labels(
+        ("tanggal pemungutan suara", "tanggal_pemungutan", soft_date),
+        ("amar hasil pemungutan suara", "amar", long_value),
+        ("hasil pemungutan suara", "hasil", text_value),
+    ),
+)
+
+
 def _record_parser(spec: RecordSpec) -> Callable[[str], list[dict[str, Any]]]:
     def parse(html: str) -> list[dict[str, Any]]:
         return parse_records(html, spec)
@@ -676,6 +810,8 @@ RECORD_PARSERS: dict[str, Callable[[str], Any]] = {
     "pen_persiapan": parse_pen_persiapan,
     "diversi": _record_parser(DIVERSI),
     "we_kppu": lambda html: (parse_records(html, WE_KPPU) or [{}])[0],
+    "pkpu_tetap": lambda html: parse_sections(html, PKPU_TETAP),
+    "rencana_perdamaian": lambda html: parse_sections(html, RENCANA_PERDAMAIAN),
     "laporan_pengurus": table_parser(
         "tab:laporan_pengurus",
         {
