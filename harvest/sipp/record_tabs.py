@@ -132,28 +132,67 @@ def names_table(cell: Element, page: str, label: str) -> list[str]:
     return [text(rec["nama"]) for rec in _nested(cell) if "nama" in rec]
 
 
+#: column header -> key (``agenda_alasan``: split into ``agenda``/``alasan_ditunda``), or a
+#: converter returning the row's fields itself
+Columns = Mapping[str, "str | Callable[[Element, str, str], dict[str, Any]]"]
+
+
+def odd_rows(table: Element, page: str) -> list[list[str]]:
+    """The texts of the rows :func:`table_records` skips (cell count unlike the header's) that
+    are not a no-data message; each warns (kind ``row``). The views print such a row when a
+    value falls outside the branches they know (a bantahan without result...)."""
+    trs = [tr for tr in rows(table) if cells(tr)]
+    if not trs:
+        return []
+    width = len(cells(trs[0]))
+    out = []
+    for tr in trs[1:]:
+        tds = cells(tr)
+        if len(tds) == width:
+            continue
+        texts = [text(td) for td in tds]
+        joined = clean_text(" ".join(texts))
+        if not joined or joined.lower() in NO_DATA_TEXTS:
+            continue
+        warn(page, joined, "row")
+        out.append(texts)
+    return out
+
+
+def read_rows(table: Element, columns: Columns, page: str, where: str) -> list[dict[str, Any]]:
+    """A headed ``No | ...`` table -> one record per row: ``columns`` maps header texts; a
+    header starting with ``tanggal`` is a date; an unknown column keeps its text under its own
+    name (warning ``column``); a row of another width is kept as ``{"lainnya": [texts]}``."""
+    out: list[dict[str, Any]] = []
+    for rec in table_records(table):
+        item: dict[str, Any] = {}
+        for column, cell in rec.items():
+            if column == "no":
+                continue
+            key = columns.get(column)
+            if key is None:
+                warn(page, f"{where}: {column}" if where else column, "column")
+                key = re.sub(r"\W+", "_", column).strip("_")
+            if callable(key):
+                item.update(key(cell, page, column))
+            elif key == "agenda_alasan":
+                item.update(_agenda_alasan(cell))
+            elif column.startswith("tanggal"):
+                item[key] = soft_date(cell, page, column)
+            else:
+                item[key] = none_if_empty(text(cell))
+        out.append(item)
+    out.extend({OTHER_ROWS: texts} for texts in odd_rows(table, page))
+    return out
+
+
 def dated_rows(columns: Mapping[str, str]) -> Converter:
     """A nested headed table -> records, ``columns`` mapping header text -> key (a header
     containing ``tanggal`` is a date); an unmapped column keeps its text under its own name."""
 
     def convert(cell: Element, page: str, label: str) -> list[dict[str, Any]]:
-        out = []
-        for rec in _nested(cell):
-            item: dict[str, Any] = {}
-            for column, value in rec.items():
-                if column == "no":
-                    continue
-                key = columns.get(column)
-                if key is None:
-                    warn(page, f"{label}: {column}", "column")
-                    key = re.sub(r"\W+", "_", column).strip("_")
-                item[key] = (
-                    soft_date(value, page, label)
-                    if "tanggal" in column
-                    else none_if_empty(text(value))
-                )
-            out.append(item)
-        return out
+        nested = first(cell, ".//table")
+        return read_rows(nested, columns, page, label) if nested is not None else []
 
     return convert
 
@@ -619,20 +658,7 @@ def table_parser(page: str, columns: Mapping[str, str]) -> Callable[[str], list[
         doc = parse_html(html, f"tab {page}")
         out: list[dict[str, Any]] = []
         for table in xpath_elements(doc, "//table[not(.//table)]")[:1]:
-            for rec in table_records(table):
-                item: dict[str, Any] = {}
-                for column, cell in rec.items():
-                    if column == "no":
-                        continue
-                    key = columns.get(column)
-                    if key is None:
-                        warn(page, column, "column")
-                        key = re.sub(r"\W+", "_", column).strip("_")
-                    if column.startswith("tanggal"):
-                        item[key] = soft_date(cell, page, column)
-                    else:
-                        item[key] = none_if_empty(text(cell))
-                out.append(item)
+            out.extend(read_rows(table, columns, page, ""))
         return out
 
     slug = page.removeprefix("tab:")
@@ -675,29 +701,6 @@ def _agenda_alasan(cell: Element) -> dict[str, str | None]:
     return {k: none_if_empty(" ".join(v)) if v != ["-"] else None for k, v in parts.items()}
 
 
-def _section_rows(
-    table: Element, columns: Mapping[str, str], page: str, heading: str
-) -> list[dict[str, Any]]:
-    out = []
-    for rec in table_records(table):
-        item: dict[str, Any] = {}
-        for column, cell in rec.items():
-            if column == "no":
-                continue
-            key = columns.get(column)
-            if key is None:
-                warn(page, f"{heading}: {column}", "column")
-                key = re.sub(r"\W+", "_", column).strip("_")
-            if key == "agenda_alasan":
-                item.update(_agenda_alasan(cell))
-            elif column.startswith("tanggal"):
-                item[key] = soft_date(cell, page, column)
-            else:
-                item[key] = none_if_empty(text(cell))
-        out.append(item)
-    return out
-
-
 def parse_sections(html: str, spec: SectionSpec) -> dict[str, Any]:
     """``{section key: [records]}`` in page order; a table under a heading the spec does not
     know goes to ``lainnya`` (its rows as the generic parser gives them) with a warning."""
@@ -716,7 +719,7 @@ def parse_sections(html: str, spec: SectionSpec) -> dict[str, Any]:
             continue
         key, columns = section
         if columns is not None:
-            out[key] = _section_rows(table, columns, spec.page, heading or "")
+            out[key] = read_rows(table, columns, spec.page, heading or "")
         else:
             records = _Records()
             _walk_rows(table, labels, records)
@@ -773,6 +776,219 @@ RENCANA_PERDAMAIAN = SectionSpec(
 )
 
 
+# ---------------------------------------------------------------------- pkpu_sementara
+
+
+def _heading_paths(doc: Element) -> list[tuple[list[str], Element]]:
+    """Data tables (tables without tables inside) in document order, each with the text lines
+    seen since the previous data table (a table holding tables is layout: walked through)."""
+    out: list[tuple[list[str], Element]] = []
+    buf: list[str] = []
+
+    def take() -> list[str]:
+        found = [clean_text(x) for x in "".join(buf).split("\n")]
+        buf.clear()
+        return [x for x in found if x]
+
+    def walk(el: Element) -> None:
+        if el.text:
+            buf.append(el.text)
+        for child in el:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if tag == "table" and first(child, ".//table") is None:
+                out.append((take(), child))
+            elif tag and tag not in ("script", "style"):
+                buf.append("\n")
+                walk(child)
+                buf.append("\n")
+            if child.tail:
+                buf.append(child.tail)
+
+    body = doc.find("body")
+    walk(body if body is not None else doc)
+    return out
+
+
+def _pairs(keys: Mapping[str, str]) -> Callable[[Element, str, str], dict[str, Any]]:
+    """A cell of ``<b>Label:</b> value</br>`` lines -> ``{key: value}`` (a ``Tanggal``/``Batas``
+    label is a date; an unknown label keeps its value under its own name, with a warning)."""
+
+    def convert(cell: Element, page: str, column: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for line in lines(cell):
+            label, sep, value = line.partition(":")
+            if not sep:
+                warn(page, f"{column}: {line}", "value")
+                out.setdefault(OTHER_ROWS, []).append({"label": "", "value": line})
+                continue
+            label = clean_text(label)
+            key = keys.get(label.lower())
+            if key is None:
+                warn(page, f"{column}: {label}", "column")
+                key = re.sub(r"\W+", "_", label.lower()).strip("_")
+            value = clean_text(value)
+            if label.lower().startswith(("tanggal", "batas")):
+                try:
+                    out[key] = parse_date(value)
+                except ValueError:
+                    warn(page, label, "value")
+                    out[key] = value
+            else:
+                out[key] = None if value in ("", "-") else value
+        return out
+
+    return convert
+
+
+def _pemohon_bantahan(cell: Element, page: str, column: str) -> dict[str, Any]:
+    """``<pemohon></br>(Separatis)`` -> ``pemohon``, ``kedudukan_pemohon``."""
+    found = lines(cell)
+    kedudukan = None
+    if found and found[-1].startswith("(") and found[-1].endswith(")"):
+        kedudukan = found.pop()[1:-1]
+    return {"pemohon": none_if_empty(" ".join(found)), "kedudukan_pemohon": kedudukan}
+
+
+PkpuColumns = Columns
+
+_PENUNJUKAN: PkpuColumns = {
+    "tanggal penunjukan": "tanggal_penunjukan",
+    "nomor penunjukan": "nomor_penunjukan",
+    "nomor surat/ putusan penunjukan": "nomor_penunjukan",
+    "nama hakim": "nama",
+    "nama pengurus": "nama",
+    "aktif": "aktif",
+}
+_TINDAKAN: PkpuColumns = {
+    "jenis permohonan": "jenis_permohonan",
+    "detil permohonan": _pairs(
+        {
+            "nomor permohonan": "nomor_permohonan",
+            "tanggal permohonan": "tanggal_permohonan",
+            "nama pemohon": "nama_pemohon",
+            "tipe pemohon": "tipe_pemohon",
+        }
+    ),
+    "detil surat / penetapan hakim pengawas": _pairs(
+        {
+            "nomor surat/penetapan": "nomor_penetapan",
+            "tanggal surat/penetapan": "tanggal_penetapan",
+            "hakim pengawas": "hakim_pengawas",
+        }
+    ),
+}
+_RAPAT: PkpuColumns = {
+    "tanggal rapat": "tanggal_rapat",
+    "jam": "jam_rapat",
+    "agenda/alasan ditunda": "agenda_alasan",
+    "tempat rapat": "tempat_rapat",
+}
+#: (top-level heading, block heading) -> (path of keys, columns; None: label/value rows)
+_PKPU_SEMENTARA: dict[tuple[str, str], tuple[tuple[str, ...], PkpuColumns | None]] = {
+    ("putusan pkpu sementara", "putusan pkpu sementara"): (("putusan",), None),
+    ("penunjukan hakim pengawas", "penunjukan hakim pengawas"): (("hakim_pengawas",), _PENUNJUKAN),
+    ("penunjukan pengurus", "penunjukan pengurus"): (("pengurus",), _PENUNJUKAN),
+    ("publisitas", "penetapan publisitas"): (
+        ("penetapan_publisitas",),
+        {
+            "tanggal": "tanggal",
+            "isi penetapan": _pairs(
+                {
+                    "nomor penetapan": "nomor_penetapan",
+                    "nama surat kabar 1": "nama_surat_kabar_1",
+                    "nama surat kabar 2": "nama_surat_kabar_2",
+                    "tanggal rapat kreditor pertama": "tanggal_rapat_kreditor_pertama",
+                    "tempat rapat kreditor pertama": "tempat_rapat_kreditor_pertama",
+                    "batas akhir pengajuan tagihan kreditor": "batas_akhir_pengajuan_tagihan",
+                    "tanggal rapat pencocokan piutang dan verifikasi pajak": (
+                        "tanggal_rapat_pencocokan_piutang"
+                    ),
+                    "tempat rapat pencocokan piutang dan verifikasi pajak": (
+                        "tempat_rapat_pencocokan_piutang"
+                    ),
+                }
+            ),
+        },
+    ),
+    ("publisitas", "laporan publisitas"): (
+        ("laporan_publisitas",),
+        {
+            "tanggal publisitas": "tanggal_publisitas",
+            "media": _pairs({"jenis media": "jenis_media", "nama media": "nama_media"}),
+        },
+    ),
+    ("rapat kreditor pertama", "jadwal dan hasil rapat"): (
+        ("rapat_kreditor_pertama", "rapat"),
+        _RAPAT,
+    ),
+    ("rapat kreditor pertama", "tindakan hakim pengawas"): (
+        ("rapat_kreditor_pertama", "tindakan_hakim_pengawas"),
+        _TINDAKAN,
+    ),
+    ("rapat kreditor lanjutan", "jadwal dan hasil rapat"): (
+        ("rapat_kreditor_lanjutan", "rapat"),
+        _RAPAT,
+    ),
+    ("rapat kreditor lanjutan", "tindakan hakim pengawas"): (
+        ("rapat_kreditor_lanjutan", "tindakan_hakim_pengawas"),
+        _TINDAKAN,
+    ),
+    ("pencocokan piutang dan verifikasi", "jadwal dan hasil rapat"): (
+        ("pencocokan_piutang", "rapat"),
+        _RAPAT,
+    ),
+    ("pencocokan piutang dan verifikasi", "bantahan tagihan"): (
+        ("pencocokan_piutang", "bantahan_tagihan"),
+        {
+            "tanggal pengajuan bantahan": "tanggal_pengajuan",
+            "pemohon": _pemohon_bantahan,
+            "hasil bantahan": "hasil",
+        },
+    ),
+    ("pencocokan piutang dan verifikasi", "tindakan hakim pengawas"): (
+        ("pencocokan_piutang", "tindakan_hakim_pengawas"),
+        _TINDAKAN,
+    ),
+}
+_PKPU_TOP = frozenset(top for top, _ in _PKPU_SEMENTARA)
+
+
+def parse_pkpu_sementara(html: str) -> dict[str, Any]:
+    """PKPU Sementara (alur 4): its blocks by (top-level heading, block heading); the
+    ``JADWAL DAN HASIL RAPAT`` and ``TINDAKAN HAKIM PENGAWAS`` blocks repeat under each
+    meeting, so they nest under it (docs/item-format.md)."""
+    page = "tab:pkpu_sementara"
+    doc = parse_html(html, f"tab {page}")
+    out: dict[str, Any] = {}
+    labels = RecordSpec(page, _PUTUSAN_PKPU_LABELS)
+    top = ""
+    for found, table in _heading_paths(doc):
+        heading = top
+        for line in found:
+            low = line.lower()
+            if low in _PKPU_TOP:
+                top = low
+            heading = low
+        known = _PKPU_SEMENTARA.get((top, heading))
+        if known is None:
+            label = " / ".join(found)
+            warn(page, label, "block")
+            out.setdefault(OTHER_ROWS, []).append({"label": label, "value": generic_table(table)})
+            continue
+        path, columns = known
+        if columns is None:
+            records = _Records()
+            _walk_rows(table, labels, records)
+            value: list[dict[str, Any]] = records.result()
+        else:
+            value = read_rows(table, columns, page, heading)
+        target = out
+        for part in path[:-1]:
+            target = target.setdefault(part, {})
+        target[path[-1]] = value
+    return out
+
+
 def _record_parser(spec: RecordSpec) -> Callable[[str], list[dict[str, Any]]]:
     def parse(html: str) -> list[dict[str, Any]]:
         return parse_records(html, spec)
@@ -811,6 +1027,7 @@ RECORD_PARSERS: dict[str, Callable[[str], Any]] = {
     "diversi": _record_parser(DIVERSI),
     "we_kppu": lambda html: (parse_records(html, WE_KPPU) or [{}])[0],
     "pkpu_tetap": lambda html: parse_sections(html, PKPU_TETAP),
+    "pkpu_sementara": parse_pkpu_sementara,
     "rencana_perdamaian": lambda html: parse_sections(html, RENCANA_PERDAMAIAN),
     "laporan_pengurus": table_parser(
         "tab:laporan_pengurus",

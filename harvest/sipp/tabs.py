@@ -26,7 +26,7 @@ from harvest.sipp.html import (
     xpath_elements,
 )
 from harvest.sipp.normalise import clean_text, none_if_empty, parse_money
-from harvest.sipp.record_tabs import RECORD_PARSERS, soft_date
+from harvest.sipp.record_tabs import RECORD_PARSERS, odd_rows, soft_date
 from harvest.sipp.warnings import warn
 
 #: Messages a tab prints instead of data.
@@ -246,8 +246,11 @@ def _shows_nothing(doc: Element) -> bool:
 
 def _headed_records(doc: Element, slug: str, table_id: str) -> list[dict[str, Element]]:
     """The records of the fragment's first ``table#table_id`` (else its first table). The
-    templates always print that table, so text without any table is not this tab: ParseError."""
-    return table_records(_data_tables(doc, slug, table_id)[0])
+    templates always print that table, so text without any table is not this tab: ParseError.
+    A row of another width than the header (not a no-data row) comes last as
+    ``{"lainnya": [cell texts]}`` with a warning."""
+    table = _data_tables(doc, slug, table_id)[0]
+    return [*table_records(table), *({OTHER_ROWS: t} for t in odd_rows(table, f"tab:{slug}"))]
 
 
 def parse_riwayat_perkara(html: str) -> list[dict[str, Any]]:
@@ -262,6 +265,8 @@ def parse_riwayat_perkara(html: str) -> list[dict[str, Any]]:
             "tahapan": _text(_get(rec, "tahapan")),
             "proses": _text(_get(rec, "proses")),
         }
+        if OTHER_ROWS not in rec
+        else rec
         for rec in _headed_records(doc, "riwayat_perkara", "tableinfo")
     ]
 
@@ -283,6 +288,9 @@ def parse_jadwal_sidang(html: str) -> list[dict[str, Any]]:
     page = "tab:jadwal_sidang"
     out = []
     for rec in _headed_records(doc, "jadwal_sidang", "tableinfo"):
+        if OTHER_ROWS in rec:
+            out.append(rec)
+            continue
         agenda = lines(_get(rec, "agenda"))
         jenis = agenda.pop() if agenda and agenda[-1].lower() in _JADWAL_SUFFIXES else None
         room = lines(_get(rec, "ruangan"))
@@ -355,6 +363,7 @@ def parse_penetapan(html: str) -> dict[str, Any]:
                 else:
                     item[name] = _text(cell)
             block.append(item)
+        block.extend({OTHER_ROWS: t} for t in odd_rows(table, page))
         out[key] = block
     if not out:
         raise ParseError("tab penetapan: text but no PENETAPAN block in the fragment")
@@ -367,7 +376,9 @@ def parse_saksi(html: str) -> list[str]:
     if _shows_nothing(doc):
         return []
     return [
-        text(rec["nama"]) for rec in _headed_records(doc, "saksi", "tableinfo") if "nama" in rec
+        text(rec["nama"]) if OTHER_ROWS not in rec else " ".join(rec[OTHER_ROWS])
+        for rec in _headed_records(doc, "saksi", "tableinfo")
+        if "nama" in rec or OTHER_ROWS in rec
     ]
 
 
