@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import lxml.etree
+
 from harvest.sipp.detail_page import date_value, table_records
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.generic import generic_table, parse_generic
@@ -238,9 +240,24 @@ def _label_record(
 # --------------------------------------------------------------------------------- the tabs
 
 
+_VISIBLE_TEXT = lxml.etree.XPath(
+    "//text()[not(ancestor::script) and not(ancestor::style)]", smart_strings=False
+)
+_LONGEST_MESSAGE = max(len(m) for m in NO_DATA_MESSAGES)
+
+
 def _shows_nothing(doc: Element) -> bool:
     """True when the fragment shows no text at all, or only a no-data message."""
-    visible = clean_text(" ".join(lines(_body(doc)))).lower()
+    seen: list[str] = []
+    size = 0
+    for piece in _VISIBLE_TEXT(doc):
+        piece = piece.strip()
+        if piece:
+            size += len(piece) + 1
+            if size > 2 * _LONGEST_MESSAGE:
+                return False  # far longer than any message: there is data
+            seen.append(piece)
+    visible = clean_text(" ".join(seen)).lower()
     return not visible or visible in NO_DATA_MESSAGES
 
 
