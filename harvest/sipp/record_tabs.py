@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import lxml.etree
+
 from harvest.sipp.detail_page import table_records
 from harvest.sipp.generic import generic_table
 from harvest.sipp.html import (
@@ -321,8 +323,18 @@ def _top_tables(doc: Element) -> list[Element]:
     return xpath_elements(doc, "//table[not(ancestor::table)]")
 
 
+_OUTSIDE_TABLES = lxml.etree.XPath(
+    "//text()[not(ancestor::table) and not(ancestor::script) and not(ancestor::style)]",
+    smart_strings=False,
+)
+
+
 def loose_texts(doc: Element) -> list[str]:
     """Text lines of the fragment outside any table (scripts and styles excluded)."""
+    if not any(
+        t.strip() and clean_text(t).lower() not in NO_DATA_TEXTS for t in _OUTSIDE_TABLES(doc)
+    ):
+        return []  # the usual case, found without walking the tree in Python
     out: list[str] = []
     buf: list[str] = []
 
