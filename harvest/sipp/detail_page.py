@@ -33,8 +33,9 @@ PAGE = "detail page"
 #: The page name parse warnings of this page carry (harvest.sipp.warnings).
 WARN_PAGE = "detail"
 
-#: Tabs the stock SIPP code lists but cannot serve (docs/sipp-site.md §1.1): never fetched.
-UNAVAILABLE_TAB_SLUGS: frozenset[str] = frozenset({"diversi", "we_kppu"})
+#: Tabs the stock SIPP code lists but cannot serve, never fetched: ``show_we_kppu`` routes to
+#: ``redirect_page/redir_we_kppu``, which does not exist (404). ``show_diversi`` works.
+UNAVAILABLE_TAB_SLUGS: frozenset[str] = frozenset({"we_kppu"})
 #: The label SIPP prints when its label table has no row for a party role.
 PIHAK_NOT_FOUND = "Error, Pihak Not Found!!!"
 
@@ -84,7 +85,7 @@ _SHOW_ROUTE = re.compile(r"/show_([A-Za-z0-9_]+)(?:/|$)")
 class TabRef:
     """A tab the detail page lists: ``slug`` (its ``show_<slug>`` route), the anchor ``label``,
     the absolute ``.load()`` ``url`` (``""`` when the page has none) and whether it can be
-    fetched at all (``available`` is false for the stock-broken diversi/we_kppu routes)."""
+    fetched at all (``available`` is false for the stock-broken we_kppu route)."""
 
     slug: str
     label: str

@@ -7,6 +7,7 @@ and nests tables inside cells, so rows are always taken from one table's own ``t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -24,10 +25,17 @@ _BLOCK_TAGS = frozenset(
 )
 
 
+#: ``</br>``: SIPP's PKPU tabs write it for a line break. Browsers read it as ``<br>``; libxml2
+#: drops it, gluing the lines together (``Agenda :RapatAlasan Ditunda :``).
+_END_BR = re.compile(r"</br\s*>", re.IGNORECASE)
+
+
 def parse_html(html: str, page: str) -> Element:
     """The document element of ``html`` (a full page or a fragment without ``<html>``)."""
     if not html or not html.strip():
         raise ParseError(f"{page}: empty body, nothing to parse")
+    if "</br" in html or "</BR" in html:
+        html = _END_BR.sub("<br>", html)
     try:
         return lxml.html.document_fromstring(html)
     except (lxml.etree.ParserError, ValueError) as e:

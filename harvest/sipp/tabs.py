@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import lxml.etree
+
 from harvest.sipp.detail_page import date_value, table_records
 from harvest.sipp.exceptions import ParseError
-from harvest.sipp.generic import parse_generic
+from harvest.sipp.generic import generic_table, parse_generic
 from harvest.sipp.html import (
     Element,
     cells,
@@ -26,7 +28,9 @@ from harvest.sipp.html import (
     xpath_elements,
 )
 from harvest.sipp.normalise import clean_text, none_if_empty, parse_money
+from harvest.sipp.record_tabs import RECORD_PARSERS, odd_rows, soft_date
 from harvest.sipp.verdicts import VERDICT_PARSERS
+from harvest.sipp.warnings import warn
 
 #: Messages a tab prints instead of data.
 NO_DATA_MESSAGES = frozenset(
@@ -232,38 +236,92 @@ def _label_record(
 # --------------------------------------------------------------------------------- the tabs
 
 
+_VISIBLE_TEXT = lxml.etree.XPath(
+    "//text()[not(ancestor::script) and not(ancestor::style)]", smart_strings=False
+)
+_LONGEST_MESSAGE = max(len(m) for m in NO_DATA_MESSAGES)
+
+
+def _shows_nothing(doc: Element) -> bool:
+    """True when the fragment shows no text at all, or only a no-data message."""
+    seen: list[str] = []
+    size = 0
+    for piece in _VISIBLE_TEXT(doc):
+        piece = piece.strip()
+        if piece:
+            size += len(piece) + 1
+            if size > 2 * _LONGEST_MESSAGE:
+                return False  # far longer than any message: there is data
+            seen.append(piece)
+    visible = clean_text(" ".join(seen)).lower()
+    return not visible or visible in NO_DATA_MESSAGES
+
+
+def _headed_records(doc: Element, slug: str, table_id: str) -> list[dict[str, Element]]:
+    """The records of the fragment's first ``table#table_id`` (else its first table). The
+    templates always print that table, so text without any table is not this tab: ParseError.
+    A row of another width than the header (not a no-data row) comes last as
+    ``{"lainnya": [cell texts]}`` with a warning."""
+    table = _data_tables(doc, slug, table_id)[0]
+    return [*table_records(table), *({OTHER_ROWS: t} for t in odd_rows(table, f"tab:{slug}"))]
+
+
 def parse_riwayat_perkara(html: str) -> list[dict[str, Any]]:
     """``No | Tanggal | Tahapan | Proses`` -> ``[{"tanggal", "tahapan", "proses"}]``."""
     doc = _doc(html, "riwayat_perkara")
-    if _is_no_data(doc):
+    if _shows_nothing(doc):
         return []
-    tables = _data_tables(doc, "riwayat_perkara")
+    page = "tab:riwayat_perkara"
     return [
         {
-            "tanggal": _date(_get(rec, "tanggal"), "riwayat_perkara Tanggal"),
+            "tanggal": soft_date(_get(rec, "tanggal"), page, "Tanggal"),
             "tahapan": _text(_get(rec, "tahapan")),
             "proses": _text(_get(rec, "proses")),
         }
-        for rec in table_records(tables[0])
+        if OTHER_ROWS not in rec
+        else rec
+        for rec in _headed_records(doc, "riwayat_perkara", "tableinfo")
     ]
+
+
+#: The line the template appends to the agenda of a hearing on the opposition (``verzet='Y'``).
+_JADWAL_SUFFIXES = frozenset({"sidang verzet", "sidang perlawanan"})
 
 
 def parse_jadwal_sidang(html: str) -> list[dict[str, Any]]:
-    """``No | Tanggal Sidang | Jam | Agenda | Ruangan | Alasan Ditunda``."""
+    """``No | Tanggal Sidang | Jam | Agenda | Ruangan | Alasan Ditunda``.
+
+    The agenda cell may end in a ``<br> Sidang Verzet`` / ``Sidang Perlawanan`` line
+    (-> ``jenis_sidang``); the room cell is ``<room or Belum Ditentukan> <br> (<dihadiri
+    oleh>)`` (-> ``ruangan``, ``dihadiri_oleh``).
+    """
     doc = _doc(html, "jadwal_sidang")
-    if _is_no_data(doc):
+    if _shows_nothing(doc):
         return []
-    tables = _data_tables(doc, "jadwal_sidang")
-    return [
-        {
-            "tanggal": _date(_get(rec, "tanggal sidang", "tanggal"), "jadwal_sidang Tanggal"),
-            "jam": _text(_get(rec, "jam")),
-            "agenda": _text(_get(rec, "agenda")),
-            "ruangan": _text(_get(rec, "ruangan")),
-            "alasan_ditunda": _text(_get(rec, "alasan ditunda")),
-        }
-        for rec in table_records(tables[0])
-    ]
+    page = "tab:jadwal_sidang"
+    out = []
+    for rec in _headed_records(doc, "jadwal_sidang", "tableinfo"):
+        if OTHER_ROWS in rec:
+            out.append(rec)
+            continue
+        agenda = lines(_get(rec, "agenda"))
+        jenis = agenda.pop() if agenda and agenda[-1].lower() in _JADWAL_SUFFIXES else None
+        room = lines(_get(rec, "ruangan"))
+        hadir: str | None = None
+        if room and room[-1].startswith("(") and room[-1].endswith(")"):
+            hadir = none_if_empty(clean_text(room.pop()[1:-1]))
+        out.append(
+            {
+                "tanggal": soft_date(_get(rec, "tanggal sidang", "tanggal"), page, "Tanggal"),
+                "jam": _text(_get(rec, "jam")),
+                "agenda": none_if_empty(" ".join(agenda)),
+                "jenis_sidang": jenis,
+                "ruangan": none_if_empty(" ".join(room)),
+                "dihadiri_oleh": hadir,
+                "alasan_ditunda": _text(_get(rec, "alasan ditunda")),
+            }
+        )
+    return out
 
 
 _PENETAPAN_BLOCKS = {
@@ -272,117 +330,115 @@ _PENETAPAN_BLOCKS = {
     "penetapan jurusita pengganti": "jurusita_pengganti",
     "penetapan sidang pertama": "sidang_pertama",
 }
-#: Column -> ``(key, converter)``; a column not listed is text under its name with ``_``s.
-_PENETAPAN_COLUMNS: dict[str, tuple[str, CellConverter]] = {
-    "tanggal penetapan": ("tanggal_penetapan", _date),
-    "nama hakim/majelis hakim": ("nama", _text_field),
-    "nama hakim": ("nama", _text_field),
-    "nama panitera pengganti": ("nama", _text_field),
-    "nama jurusita pengganti": ("nama", _text_field),
-    "nama jurusita": ("nama", _text_field),
-    "posisi": ("posisi", _text_field),
-    "jenis acara": ("jenis_acara", _text_field),
-    "aktif": ("aktif", _text_field),
-    "tanggal sidang pertama": ("tanggal_sidang", _date),
+#: Column -> key; a ``Tanggal ...`` column is a date, any other text.
+_PENETAPAN_COLUMNS: dict[str, str] = {
+    "tanggal penetapan": "tanggal_penetapan",
+    "nama hakim/majelis hakim": "nama",
+    "nama hakim": "nama",
+    "nama panitera pengganti": "nama",
+    "nama jurusita pengganti": "nama",
+    "nama jurusita": "nama",
+    "posisi": "posisi",
+    "jenis acara": "jenis_acara",
+    "aktif": "aktif",
+    "tanggal sidang pertama": "tanggal_sidang",
 }
 
 
 def parse_penetapan(html: str) -> dict[str, Any]:
-    """The four headed blocks (``BELUM DITETAPKAN`` -> ``[]``); a block not printed is absent."""
+    """The headed blocks (``PENETAPAN HAKIM`` ...); a block showing ``BELUM DITETAPKAN`` is
+    ``[]``, a block the template does not print (jurusita on criminal cases) is absent."""
     doc = _doc(html, "penetapan")
     out: dict[str, Any] = {}
-    if _is_no_data(doc):
+    if _shows_nothing(doc):
         return out
+    page = "tab:penetapan"
     for heading, table in headed_tables(doc):
         key = _PENETAPAN_BLOCKS.get((heading or "").lower())
         if key is None:
-            raise ParseError(f"tab penetapan: a table under unknown heading {heading!r}")
+            warn(page, heading or "", "block")
+            out.setdefault(OTHER_ROWS, []).append(
+                {"label": heading or "", "value": generic_table(table)}
+            )
+            continue
         block: list[dict[str, Any]] = []
         for rec in table_records(table):
             item: dict[str, Any] = {}
             for column, cell in rec.items():
                 if column == "no":
                     continue
-                name, convert = _PENETAPAN_COLUMNS.get(
-                    column, (column.replace(" ", "_"), _text_field)
-                )
-                item[name] = convert(cell, f"penetapan {column!r}")
+                name = _PENETAPAN_COLUMNS.get(column)
+                if name is None:
+                    warn(page, column, "column")
+                    name = column.replace(" ", "_")
+                if column.startswith("tanggal"):
+                    item[name] = soft_date(cell, page, column)
+                else:
+                    item[name] = _text(cell)
             block.append(item)
+        block.extend({OTHER_ROWS: t} for t in odd_rows(table, page))
         out[key] = block
     if not out:
-        raise ParseError("tab penetapan: no PENETAPAN block in the fragment")
+        raise ParseError("tab penetapan: text but no PENETAPAN block in the fragment")
     return out
 
 
 def parse_saksi(html: str) -> list[str]:
-    """``No | Nama`` -> names in page order."""
+    """``No | Nama`` -> names in page order (``Data disamarkan`` kept as shown)."""
     doc = _doc(html, "saksi")
-    if _is_no_data(doc):
+    if _shows_nothing(doc):
         return []
-    tables = _data_tables(doc, "saksi")
-    return [text(rec["nama"]) for rec in table_records(tables[0]) if "nama" in rec]
-
-
-def _mediators(cell: Element, where: str) -> list[dict[str, Any]]:
-    """``Data Mediator``: nested ``No | Nama | Status Mediator`` table."""
     return [
-        {"nama": text(_get(rec, "nama")), "status": _text(_get(rec, "status mediator", "status"))}
-        for rec in _nested_records(cell)
+        text(rec["nama"]) if OTHER_ROWS not in rec else " ".join(rec[OTHER_ROWS])
+        for rec in _headed_records(doc, "saksi", "tableinfo")
+        if "nama" in rec or OTHER_ROWS in rec
     ]
 
 
-_MEDIASI_LABELS: LabelMap = {
-    "tgl. penetapan mediator": ("tanggal_penetapan_mediator", _date),
-    "tanggal penetapan mediator": ("tanggal_penetapan_mediator", _date),
-    "no. penetapan mediator": ("nomor_penetapan_mediator", _text_field),
-    "nomor penetapan mediator": ("nomor_penetapan_mediator", _text_field),
-    "data mediator": ("mediator", _mediators),
-    "tgl. mulai mediasi": ("tanggal_mulai", _date),
-    "tanggal mulai mediasi": ("tanggal_mulai", _date),
-    "tgl. hasil mediasi": ("tanggal_hasil", _date),
-    "tanggal hasil mediasi": ("tanggal_hasil", _date),
-    "hasil mediasi": ("hasil", _text_field),
-}
-
-
-def parse_mediasi(html: str) -> list[dict[str, Any]]:
-    """One object per round (``table#infoPerkara``)."""
-    doc = _doc(html, "mediasi")
-    if _is_no_data(doc):
-        return []
-    return [
-        _label_record(label_rows(table), _MEDIASI_LABELS, "mediasi")
-        for table in _data_tables(doc, "mediasi", "infoPerkara")
-    ]
+#: Mediasi rows are label/value records (record_tabs.MEDIASI: ``jenis`` from the divider row).
+parse_mediasi = RECORD_PARSERS["mediasi"]
 
 
 def parse_penuntutan(html: str) -> list[dict[str, Any]]:
     """``Tanggal Tuntutan`` / ``Isi Tuntutan`` pairs (repeated per tuntutan)."""
     doc = _doc(html, "penuntutan")
-    if _is_no_data(doc):
+    if _shows_nothing(doc):
         return []
+    page = "tab:penuntutan"
     out: list[dict[str, Any]] = []
     for table in _data_tables(doc, "penuntutan", "infoPerkara"):
         for label, cell in label_rows(table):
             low = label.lower()
             if low == "tanggal tuntutan":
-                out.append({"tanggal_tuntutan": _date(cell, "penuntutan Tanggal Tuntutan")})
+                out.append({"tanggal_tuntutan": soft_date(cell, page, label)})
             elif low == "isi tuntutan":
                 if not out or "isi_tuntutan" in out[-1]:
                     out.append({"tanggal_tuntutan": None})
                 out[-1]["isi_tuntutan"] = long_text(cell)
             else:
+                warn(page, label, "row")
                 if not out:
                     out.append({})
                 _add_other_row(out[-1], label, cell)
     return out
 
 
+def _soft_money(cell: Element | None, page: str, label: str) -> int | str | None:
+    """An amount in rupiah; a cell that is not one keeps its text and warns (``value``)."""
+    try:
+        return parse_money(text(cell))
+    except ValueError:
+        warn(page, label, "value")
+        return text(cell)
+
+
 def parse_biaya_perkara(html: str) -> list[dict[str, Any]]:
-    """One stage per ``table#tableStatusPutusan`` (heading = ``tahap``), ``Total`` row apart."""
+    """One stage per ``table#tableStatusPutusan`` (heading ``BIAYA TINGKAT PERTAMA`` ... =
+    ``tahap``), its ``Total`` row apart; an empty fragment (no transaction) is ``[]``."""
     doc = _doc(html, "biaya_perkara")
-    if _is_no_data(doc):
+    if _shows_nothing(doc):
         return []
+    page = "tab:biaya_perkara"
     out = []
     for heading, table in headed_tables(doc):
         transaksi: list[dict[str, Any]] = []
@@ -393,60 +449,72 @@ def parse_biaya_perkara(html: str) -> list[dict[str, Any]]:
         header, n_header = logical_header(trs)
         for tr in trs[n_header:]:
             tds = cells(tr)
-            first_text = text(tds[0]).lower()
-            if first_text == "total":
-                money = tds[1:4]
+            if text(tds[0]).lower() == "total":
+                money = [*tds[1:4], None, None, None][:3]
                 total = {
-                    "pemasukan": _money(money[0] if money else None, "biaya_perkara Total"),
-                    "pengeluaran": _money(
-                        money[1] if len(money) > 1 else None, "biaya_perkara Total"
-                    ),
-                    "sisa": _money(money[2] if len(money) > 2 else None, "biaya_perkara Total"),
+                    key: _soft_money(td, page, "Total")
+                    for key, td in zip(("pemasukan", "pengeluaran", "sisa"), money, strict=True)
                 }
                 continue
-            if len(tds) != len(header):
-                raise ParseError(
-                    f"tab biaya_perkara: a row has {len(tds)} cells, the header {len(header)}"
-                )
-            rec = dict(zip(header, tds, strict=True))
-            where = "biaya_perkara"
+            if len(tds) == len(header):
+                rec = dict(zip(header, tds, strict=True))
+            elif len(tds) == 4 and len(header) == 7:
+                # a transaction neither in nor out (jenisTransaksi not 1/-1): no amount cells
+                rec = dict(zip((header[0], header[1], header[2], header[6]), tds, strict=True))
+            else:
+                warn(page, text(tds[0]), "row")
+                transaksi.append({OTHER_ROWS: [text(td) for td in tds]})
+                continue
             transaksi.append(
                 {
-                    "tanggal": _date(_get(rec, "tanggal transaksi", "tanggal"), where),
+                    "tanggal": soft_date(
+                        _get(rec, "tanggal transaksi", "tanggal"), page, "Tanggal"
+                    ),
                     "uraian": _text(_get(rec, "uraian")),
-                    "pemasukan": _money(_get(rec, "pemasukan"), where),
-                    "pengeluaran": _money(_get(rec, "pengeluaran"), where),
-                    "sisa": _money(_get(rec, "sisa"), where),
+                    "pemasukan": _soft_money(_get(rec, "pemasukan"), page, "Pemasukan"),
+                    "pengeluaran": _soft_money(_get(rec, "pengeluaran"), page, "Pengeluaran"),
+                    "sisa": _soft_money(_get(rec, "sisa"), page, "Sisa"),
                     "keterangan": _text(_get(rec, "keterangan")),
                 }
             )
         out.append({"tahap": heading, "transaksi": transaksi, "total": total})
     if not out:
-        raise ParseError("tab biaya_perkara: no table#tableStatusPutusan in the fragment")
+        raise ParseError("tab biaya_perkara: text but no table#tableStatusPutusan in the fragment")
     return out
 
 
-_BARANG_BUKTI_LABELS: LabelMap = {
-    "tanggal penerimaan": ("tanggal_penerimaan", _date),
-    "jenis dan uraian lengkap barang bukti": ("uraian", _text_field),
-    "tempat penyimpanan": ("tempat_penyimpanan", _text_field),
-    "tempat penyerahan": ("tempat_penyerahan", _text_field),
-    "nama penerima": ("nama_penerima", _text_field),
-    "tgl penyerahan barang bukti": ("tanggal_penyerahan", _date),
-    "tanggal penyerahan barang bukti": ("tanggal_penyerahan", _date),
-    "catatan": ("catatan", _text_field),
+_BARANG_BUKTI_LABELS: dict[str, str] = {
+    "tanggal penerimaan": "tanggal_penerimaan",
+    "jenis dan uraian lengkap barang bukti": "uraian",
+    "tempat penyimpanan": "tempat_penyimpanan",
+    "tempat penyerahan": "tempat_penyerahan",
+    "nama penerima": "nama_penerima",
+    "tgl penyerahan barang bukti": "tanggal_penyerahan",
+    "tanggal penyerahan barang bukti": "tanggal_penyerahan",
+    "catatan": "catatan",
 }
 
 
 def parse_barang_bukti(html: str) -> list[dict[str, Any]]:
     """One object per ``table#tableDetilPerkara`` (dates ``dd/mm/yyyy``)."""
     doc = _doc(html, "barang_bukti")
-    if _is_no_data(doc):
+    if _shows_nothing(doc):
         return []
-    return [
-        _label_record(label_rows(table), _BARANG_BUKTI_LABELS, "barang_bukti")
-        for table in _data_tables(doc, "barang_bukti", "tableDetilPerkara")
-    ]
+    page = "tab:barang_bukti"
+    out = []
+    for table in _data_tables(doc, "barang_bukti", "tableDetilPerkara"):
+        record: dict[str, Any] = {}
+        for label, cell in label_rows(table):
+            key = _BARANG_BUKTI_LABELS.get(label.lower())
+            if key is None:
+                warn(page, label, "row")
+                _add_other_row(record, label, cell)
+            elif key.startswith("tanggal"):
+                record[key] = soft_date(cell, page, label)
+            else:
+                record[key] = _text(cell)
+        out.append(record)
+    return out
 
 
 #: slug -> parser. Anything else goes to the generic parser.
@@ -460,4 +528,5 @@ TAB_PARSERS: dict[str, TabParser] = {
     **VERDICT_PARSERS,
     "biaya_perkara": parse_biaya_perkara,
     "barang_bukti": parse_barang_bukti,
+    **RECORD_PARSERS,
 }

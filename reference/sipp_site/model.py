@@ -38,12 +38,16 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
     ("jadwal_sidang", "tabs4"),
     ("saksi", "tabs26"),
     ("mediasi", "tabs6"),
+    ("intervensi", "tabs7"),
+    ("rekonvensi", "tabs22"),
     ("penuntutan", "tabs8"),
     ("putusan", "tabs10"),
+    ("verzet", "tabs5"),
     ("banding", "tabs13"),
     ("kasasi", "tabs14"),
     ("pk", "tabs15"),
     ("biaya_perkara", "tabs11"),
+    ("ikrar_talak", "tabs24"),
     ("barang_bukti", "tabs18"),
     ("riwayat_perkara", "tabs12"),
 )
@@ -55,7 +59,11 @@ TAB_LABELS = {
     "saksi": "Saksi",
     "mediasi": "Mediasi",
     "penuntutan": "Penuntutan",
+    "intervensi": "Intervensi",
+    "rekonvensi": "Rekonvensi",
     "putusan": "Putusan",
+    "verzet": "Verzet",
+    "ikrar_talak": "Ikrar Talak",
     "banding": "Banding",
     "kasasi": "Kasasi",
     "pk": "Peninjauan Kembali",
@@ -63,8 +71,9 @@ TAB_LABELS = {
     "barang_bukti": "Barang Bukti",
     "riwayat_perkara": "Riwayat Perkara",
 }
-#: Stock SIPP routes that 404 (docs/sipp-site.md §1.1): listed on the page, never fetchable.
-UNAVAILABLE_TABS = frozenset({"diversi", "we_kppu"})
+#: Stock SIPP routes that 404: ``show_we_kppu`` routes to ``redirect_page/redir_we_kppu``,
+#: which does not exist. (``show_diversi`` works: ``redir_diversi`` -> ``/diversi``.)
+UNAVAILABLE_TABS = frozenset({"we_kppu"})
 
 #: data_umum.php:246: the flows whose second-party table has the Penahanan column
 PENAHANAN_ALUR = frozenset({111, 112, 113, 115, 116, 117, 118})
@@ -297,6 +306,37 @@ class _Clock:
 _ROMAN_MONTHS = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
 
 
+#: ``dihadiri oleh`` of a held hearing (jadwal_sidang.php prints it in brackets under the room)
+ATTENDANCE_CIVIL = ("Para Pihak", "Penggugat Saja", "Para Pihak", "Kuasa Para Pihak")
+ATTENDANCE_CRIMINAL = ("Penuntut Umum dan Terdakwa",)
+#: the room SIPP prints when none is set (upcoming hearings, now and then)
+NO_ROOM = "Belum Ditentukan"
+
+
+def hearing_row(
+    day: dt.date,
+    agenda: str,
+    room: str,
+    alasan: str | None,
+    attendance: tuple[str, ...] | None,
+    *,
+    upcoming: bool = False,
+    jenis: str | None = None,
+) -> JSON:
+    """One Jadwal Sidang row. Attendance and an unset room are a function of the day, so the
+    rows draw nothing from the case's random stream."""
+    n = day.toordinal()
+    return {
+        "tanggal": iso(day),
+        "jam": JAM,
+        "agenda": agenda,
+        "jenis_sidang": jenis,
+        "ruangan": NO_ROOM if upcoming and n % 3 == 0 else room,
+        "dihadiri_oleh": None if attendance is None else attendance[n % len(attendance)],
+        "alasan_ditunda": alasan,
+    }
+
+
 def _workday(day: dt.date) -> dt.date:
     while day.weekday() >= 5:
         day += dt.timedelta(days=1)
@@ -492,36 +532,39 @@ class _CaseBuilder:
         names = r.sample(V.JUDGES, judges)
         positions = ["Hakim Ketua"] + ["Hakim Anggota"] * (judges - 1) if judges > 1 else ["Hakim"]
         hakim: list[JSON] = [
-            {"tanggal_penetapan": iso(d_pmh), "nama": n, "posisi": p, "aktif": "Aktif"}
+            {"tanggal_penetapan": iso(d_pmh), "nama": n, "posisi": p, "aktif": "Ya"}
             for n, p in zip(names, positions, strict=True)
         ]
         d_new = _workday(self.clock.after(d_pmh, 10, 30))
         if r.random() < 0.06 and self.clock.happened(d_new):
             old = hakim[-1]
-            old["aktif"] = "Tidak Aktif"
+            old["aktif"] = "Tidak"
             replacement = next(j for j in V.JUDGES if j not in names)
             hakim.append(
                 {
                     "tanggal_penetapan": iso(d_new),
                     "nama": replacement,
                     "posisi": old["posisi"],
-                    "aktif": "Aktif",
+                    "aktif": "Ya",
                 }
             )
-        self.judges = [h["nama"] for h in hakim if h["aktif"] == "Aktif"]
+        if self.alur.id == 9:  # PTUN: penetapan.php adds a Jenis Acara column
+            for h in hakim:
+                h["jenis_acara"] = "Acara Biasa"
+        self.judges = [h["nama"] for h in hakim if h["aktif"] == "Ya"]
         self.event(d_pmh, "Penetapan", "Penunjukan Panitera Pengganti", None)
         clerk = r.choice(V.CLERKS)
         self.clerk = clerk
         data: JSON = {
             "hakim": hakim,
             "panitera_pengganti": [
-                {"tanggal_penetapan": iso(d_pmh), "nama": clerk, "aktif": "Aktif"}
+                {"tanggal_penetapan": iso(d_pmh), "nama": clerk, "aktif": "Ya"}
             ],
         }
         if jurusita:
             d_js = d_pmh if r.random() < 0.7 else None
             data["jurusita_pengganti"] = (
-                [{"tanggal_penetapan": iso(d_js), "nama": r.choice(V.BAILIFFS), "aktif": "Aktif"}]
+                [{"tanggal_penetapan": iso(d_js), "nama": r.choice(V.BAILIFFS), "aktif": "Ya"}]
                 if d_js
                 else []
             )
@@ -564,26 +607,23 @@ class _CaseBuilder:
                 postponed = r.random() < 0.18
                 if day > TODAY:
                     if not upcoming and (day - TODAY).days <= 14:
-                        rows.append(
-                            {"tanggal": iso(day), "jam": JAM, "agenda": agenda,
-                             "ruangan": room, "alasan_ditunda": None}
-                        )  # fmt: skip
+                        rows.append(hearing_row(day, agenda, room, None, None, upcoming=True))
                     upcoming = True
                     break
                 rows.append(
-                    {
-                        "tanggal": iso(day),
-                        "jam": JAM,
-                        "agenda": agenda,
-                        "ruangan": room,
-                        "alasan_ditunda": (
+                    hearing_row(
+                        day,
+                        agenda,
+                        room,
+                        (
                             r.choice(
                                 V.POSTPONE_CRIMINAL if self.alur.criminal else V.POSTPONE_CIVIL
                             )
                             if postponed
                             else None
                         ),
-                    }
+                        ATTENDANCE_CRIMINAL if self.alur.criminal else ATTENDANCE_CIVIL,
+                    )
                 )
                 held_today = day
                 day = _workday(self.clock.after(day, *gap))
@@ -916,11 +956,8 @@ class _CaseBuilder:
         self.shown.append("barang_bukti")
 
         _d_phs, first = self.penetapan(self.reg, 1 if anak else 3, jurusita=False)
-        if anak and r.random() < 0.5:
-            d_div = _workday(self.clock.after(self.reg, 2, 6))
-            if self.event(d_div, "Diversi", "Musyawarah Diversi", None):
-                self.tabs["diversi"] = None
-                self.shown.append("diversi")
+        if anak and r.random() < 0.5 and self.diversi():
+            return  # agreed: the case ends with the agreement's penetapan, no trial
         if first is None:
             return
         n_saksi = r.randint(2, 5)
@@ -1171,9 +1208,9 @@ class _CaseBuilder:
         if self.event(d_pmh, "Penetapan", "Penetapan Hakim", "Penetapan Majelis Hakim"):
             self.tabs["penetapan"] = {
                 "hakim": [{"tanggal_penetapan": iso(d_pmh), "nama": r.choice(V.JUDGES),
-                           "posisi": "Hakim", "aktif": "Aktif"}],
+                           "posisi": "Hakim", "aktif": "Ya"}],
                 "panitera_pengganti": [{"tanggal_penetapan": iso(d_pmh),
-                                        "nama": r.choice(V.CLERKS), "aktif": "Aktif"}],
+                                        "nama": r.choice(V.CLERKS), "aktif": "Ya"}],
                 "sidang_pertama": [],
             }  # fmt: skip
             self.shown.append("penetapan")
@@ -1185,7 +1222,8 @@ class _CaseBuilder:
             return
         self.tabs["jadwal_sidang"] = [
             {"tanggal": iso(d_sid), "jam": "08:00 s/d Selesai", "agenda": "Sidang Tilang",
-             "ruangan": room, "alasan_ditunda": None}
+             "jenis_sidang": None, "ruangan": room, "dihadiri_oleh": None,
+             "alasan_ditunda": None}
         ]  # fmt: skip
         self.shown.append("jadwal_sidang")
         if not self.event(d_sid, "Persidangan", "Sidang Pertama", "Sidang pertama"):
@@ -1328,8 +1366,9 @@ class _CaseBuilder:
         start_trial: dt.date | None = first
         prefix: list[JSON] = []
         if kind == "gugatan" and not tun and self.clock.happened(first) and r.random() < 0.75:
-            prefix = [{"tanggal": iso(first), "jam": JAM, "agenda": "Sidang Pertama",
-                       "ruangan": r.choice(V.ROOMS[:3]), "alasan_ditunda": None}]  # fmt: skip
+            prefix = [
+                hearing_row(first, "Sidang Pertama", r.choice(V.ROOMS[:3]), None, ATTENDANCE_CIVIL)
+            ]
             start_trial = self.mediasi(first)
             if start_trial is None:
                 self.tabs["jadwal_sidang"] = prefix
@@ -1351,6 +1390,10 @@ class _CaseBuilder:
             agendas = [agendas[0], "Pembuktian Penggugat", "Pembacaan Putusan"]
         assert start_trial is not None
         held = self.hearings(start_trial, agendas, gap, prefix)
+        if kind == "gugatan" and not verstek and len(held) >= 2 and self.alur.id != 9:
+            self.counterclaims(held[1], p1, p2)
+        if "mediasi" in self.tabs and len(held) >= 3 and r.random() < 0.06:
+            self.peace_attempt(held[2])
         if any("Pembuktian" in a for a in agendas[: len(held)]) and r.random() < 0.6:
             self.saksi(r.randint(1, 3))
         if len(held) < len(agendas):
@@ -1422,6 +1465,9 @@ class _CaseBuilder:
         ledger.add(d_put, "Meterai", None, 10_000)
         if self.event(minutasi, "Minutasi", "Minutasi", "Minutasi"):
             ledger.refund(minutasi)
+        if verstek and self.verzet(d_put):
+            self.tabs["biaya_perkara"] = ledger.stages()
+            return
         if kind != "permohonan":
             self.appeal(d_put, False, p2[0], p1[0])
             if "banding" in self.tabs:
@@ -1429,7 +1475,297 @@ class _CaseBuilder:
                     self.tabs["banding"]["pemohon"][0]["tanggal_permohonan"]
                 )
                 ledger.appeal(d_req)
+        if (
+            pa
+            and self.klasifikasi == "Cerai Talak"
+            and outcome.startswith("Dikabulkan")
+            and "banding" not in self.tabs
+        ):
+            self.ikrar_talak(d_put, notices)
         self.tabs["biaya_perkara"] = ledger.stages()
+
+    # ---------------------------------------------------------------- rarer tabs
+    def counterclaims(self, jawaban: dt.date, p1: list[str], p2: list[str]) -> None:
+        """Rekonvensi (a counterclaim filed with the answer: ~12% of contested PA gugatan,
+        ~6% PN) and, on PN, intervensi (a third party joining: ~2%)."""
+        r = self.rng
+        if r.random() < (0.12 if self.pa else 0.06):
+            self.tabs["rekonvensi"] = [
+                {
+                    "tanggal_pendaftaran": iso(jawaban),
+                    "para_pihak": [
+                        f"{p2[0]} sebagai Tergugat Konvensi/Penggugat Rekonvensi",
+                        f"{p1[0]} sebagai Penggugat Konvensi/Tergugat Rekonvensi",
+                    ],
+                    "petitum": (
+                        "Mengabulkan gugatan Penggugat Rekonvensi untuk seluruhnya;\n"
+                        + (
+                            "Menghukum Tergugat Rekonvensi membayar nafkah iddah dan mut'ah "
+                            "kepada Penggugat Rekonvensi;"
+                            if self.pa
+                            else "Menghukum Tergugat Rekonvensi membayar ganti rugi kepada "
+                            "Penggugat Rekonvensi;"
+                        )
+                        + "\nMembebankan biaya perkara menurut hukum."
+                    ),
+                }
+            ]
+            self.shown.append("rekonvensi")
+            self.event(jawaban, "Persidangan", "Gugatan Rekonvensi", None)
+        if not self.pa and r.random() < 0.02:
+            joins = r.choice(("Penggugat", "Tergugat"))
+            self.tabs["intervensi"] = [
+                {
+                    "urutan": 1,
+                    "nama_pemohon": r.choice(V.COMPANIES),
+                    "jenis_intervensi": r.choice(("Tussenkomst", "Voeging")),
+                    "tergabung_ke_pihak": joins,
+                    "tanggal_intervensi": iso(jawaban),
+                    "petitum": (
+                        "Menerima permohonan Pemohon Intervensi;\n"
+                        f"Menetapkan Pemohon Intervensi sebagai pihak bersama {joins};"
+                    ),
+                }
+            ]
+            self.shown.append("intervensi")
+
+    def diversi(self) -> bool:
+        """Diversi tab (anak cases, diversi.php); True when the parties agreed (case ends)."""
+        r = self.rng
+        d_pen = _workday(self.clock.after(self.reg, 1, 4))
+        if not self.event(d_pen, "Diversi", "Penetapan Musyawarah Diversi", None):
+            return False
+        d_mus = _workday(self.clock.after(d_pen, 2, 7))
+        held = self.event(d_mus, "Diversi", "Musyawarah Diversi", None)
+        agreed = held and r.random() < 0.35
+        d_lap = _workday(self.clock.after(d_mus, 1, 3))
+        d_kes = _workday(self.clock.after(d_lap, 1, 3))
+        reported = agreed and self.clock.happened(d_lap)
+        decided = reported and self.clock.happened(d_kes)
+        d_start = _workday(self.clock.after(d_kes, 1, 7))
+        started = decided and self.clock.happened(d_start)
+        d_pk = _workday(self.clock.after(d_start, 30, 90))
+        pk_done = started and self.clock.happened(d_pk)
+        no = self.number.split("/")
+        self.tabs["diversi"] = [
+            {
+                "pembimbing_kemasyarakatan": [self.person()],
+                "tanggal_penetapan_musyawarah": iso(d_pen),
+                "tanggal_musyawarah": iso(d_mus) if held else None,
+                "kesepakatan": (
+                    "Sepakat Melaksanakan Diversi"
+                    if agreed
+                    else "Tidak Sepakat Melaksanakan Diversi"
+                ),
+                "tanggal_hasil_musyawarah": iso(d_mus) if held else None,
+                "hasil": (
+                    r.choice(
+                        (
+                            "Anak dikembalikan kepada orang tua",
+                            (
+                                "Penggantian kerugian kepada korban dan Anak dikembalikan "
+                                "kepada orang tua"
+                            ),
+                        )
+                    )
+                    if agreed
+                    else ("Diversi tidak berhasil" if held else None)
+                ),
+                "tanggal_laporan_hakim": iso(d_lap) if reported else None,
+                "nomor_penetapan_kesepakatan": (
+                    f"{no[0]}/Pen.Div/{no[2]}/{no[3]}" if decided else None
+                ),
+                "tanggal_penetapan_kesepakatan": iso(d_kes) if decided else None,
+                "tanggal_mulai_pelaksanaan": iso(d_start) if started else None,
+                # the view prints the second text for anything but 1, also before any report
+                "status_pelaksanaan": (
+                    "Dilaksanakan Sepenuhnya"
+                    if pk_done
+                    else "Dilaksanakan Sebagian/Tidak Dilaksanakan Sepenuhnya"
+                ),
+                "tanggal_laporan_pembimbing": iso(d_pk) if pk_done else None,
+                "nomor_laporan_pembimbing": (
+                    f"W{r.randint(1, 30)}.PAS.{r.randint(1, 20)}-PK.01.05.02-{r.randint(100, 999)}"
+                    if pk_done
+                    else None
+                ),
+            }
+        ]
+        self.shown.append("diversi")
+        if decided:
+            self.event(d_kes, "Diversi", "Penetapan Kesepakatan Diversi", "Diversi")
+        return agreed
+
+    def peace_attempt(self, day: dt.date) -> None:
+        """A second Mediasi row: peace during the examination (mediasi.php heads every row after
+        the first "Data Penetapan Perdamaian Pada Tahap Pemeriksaan Perkara")."""
+        start = _workday(self.clock.after(day, 1, 3))
+        end = _workday(self.clock.after(start, 7, 14))
+        done = self.clock.happened(end)
+        self.tabs["mediasi"].append(
+            {
+                "jenis": "Perdamaian Pada Tahap Pemeriksaan Perkara",
+                "tanggal_penetapan_mediator": iso(day),
+                "nomor_penetapan_mediator": self.number,
+                "mediator": [{"nama": self.judges[0], "status": "Hakim"}],
+                "tanggal_mulai": iso(start) if self.clock.happened(start) else None,
+                "tanggal_hasil": iso(end) if done else None,
+                "hasil": "Tidak Berhasil" if done else None,
+            }
+        )
+
+    def verzet(self, d_put: dt.date) -> bool:
+        """Verzet tab (verzet.php, civil wording) on a verstek judgment; True when filed."""
+        r = self.rng
+        if r.random() >= 0.4:
+            return False
+        d_reg = _workday(self.clock.after(d_put, 7, 14))
+        if not self.event(d_reg, "Verzet", "Pendaftaran Verzet", "Verzet"):
+            return False
+        no = self.number.split("/")
+        d_pmh = _workday(self.clock.after(d_reg, 1, 3))
+        d_phs = _workday(self.clock.after(d_pmh, 0, 2))
+        first = _workday(self.clock.after(d_phs, 7, 14))
+        mediator = r.choice(V.MEDIATORS_NON_HAKIM)
+        d_med = _workday(self.clock.after(first, 0, 3))
+        d_med_end = _workday(self.clock.after(d_med, 14, 30))
+        rec: JSON = {
+            "nomor_perkara": self.number,
+            "nomor_perkara_verzet": f"{no[0]}/Pdt.Plw/{no[2]}/{no[3]}",
+            "tanggal_pendaftaran": iso(d_reg),
+            "tanggal_penetapan_majelis": None,
+            "majelis_hakim": [],
+            "tanggal_penetapan_panitera_pengganti": None,
+            "panitera_pengganti": None,
+            "tanggal_penetapan_jurusita": None,
+            "jurusita": None,
+            "tanggal_penetapan_sidang": None,
+            "tanggal_sidang_pertama": None,
+            "tanggal_penetapan_mediator": None,
+            "nomor_penetapan_mediator": None,
+            "mediator": [{"nama": mediator, "status": "Non-Hakim"}],
+            "tanggal_mulai_mediasi": None,
+            "tanggal_hasil_mediasi": None,
+            "hasil_mediasi": None,
+            "tanggal_putusan": None,
+            "putusan_verstek": None,
+            "sumber_hukum": None,
+            "status_putusan": None,
+            "amar_putusan": None,
+            "tanggal_pemberitahuan_putusan": None,
+            "tanggal_pemberitahuan_penggugat": None,
+            "tanggal_pemberitahuan_tergugat": None,
+        }
+        self.tabs["verzet"] = [rec]
+        self.shown.append("verzet")
+        if not self.clock.happened(d_pmh):
+            return True
+        rec["tanggal_penetapan_majelis"] = iso(d_pmh)
+        rec["majelis_hakim"] = list(self.judges)
+        rec["tanggal_penetapan_panitera_pengganti"] = iso(d_pmh)
+        rec["panitera_pengganti"] = self.clerk
+        rec["tanggal_penetapan_jurusita"] = iso(d_pmh)
+        rec["jurusita"] = r.choice(V.BAILIFFS)
+        if not self.clock.happened(d_phs):
+            return True
+        rec["tanggal_penetapan_sidang"] = iso(d_phs)
+        rec["tanggal_sidang_pertama"] = iso(first)
+        rows = self.tabs.setdefault("jadwal_sidang", [])
+        day = first
+        for agenda in ("Pemeriksaan Perlawanan", "Mediasi", "Pembuktian", "Pembacaan Putusan"):
+            if day > TODAY:
+                rows.append(
+                    hearing_row(
+                        day, agenda, V.ROOMS[0], None, None, upcoming=True, jenis="Sidang Verzet"
+                    )
+                )
+                return True
+            rows.append(
+                hearing_row(day, agenda, V.ROOMS[0], None, ATTENDANCE_CIVIL, jenis="Sidang Verzet")
+            )
+            if agenda == "Mediasi":
+                rec["tanggal_penetapan_mediator"] = iso(day)
+                rec["nomor_penetapan_mediator"] = rec["nomor_perkara_verzet"]
+                rec["tanggal_mulai_mediasi"] = iso(d_med) if self.clock.happened(d_med) else None
+                if not self.clock.happened(d_med_end):
+                    return True
+                rec["tanggal_hasil_mediasi"] = iso(d_med_end)
+                rec["hasil_mediasi"] = "Tidak Berhasil"
+                day = _workday(self.clock.after(d_med_end, 3, 7))
+            else:
+                day = _workday(self.clock.after(day, 6, 12))
+        d_vput = dt.date.fromisoformat(rows[-1]["tanggal"])
+        self.event(d_vput, "Verzet", "Putusan Verzet", "Putusan")
+        rec["tanggal_putusan"] = iso(d_vput)
+        rec["putusan_verstek"] = "Ya"  # verzet.php assigns 'Y' instead of comparing
+        rec["sumber_hukum"] = "Hukum Acara Perdata"
+        upheld = r.random() < 0.7
+        rec["status_putusan"] = "Verzet Ditolak" if upheld else "Verzet Dikabulkan"
+        rec["amar_putusan"] = "\n".join(
+            [
+                "MENGADILI:",
+                (
+                    "Menyatakan Pelawan adalah Pelawan yang tidak benar;"
+                    if upheld
+                    else "Menyatakan Pelawan adalah Pelawan yang benar;"
+                ),
+                (
+                    "Mempertahankan putusan verstek tersebut;"
+                    if upheld
+                    else "Membatalkan putusan verstek tersebut;"
+                ),
+            ]
+        )
+        told = _workday(self.clock.after(d_vput, 1, 7))
+        if self.clock.happened(told):
+            rec["tanggal_pemberitahuan_putusan"] = iso(told)
+            rec["tanggal_pemberitahuan_penggugat"] = iso(told)
+            rec["tanggal_pemberitahuan_tergugat"] = iso(told)
+        return True
+
+    def ikrar_talak(self, d_put: dt.date, notified: list[JSON]) -> None:
+        """Ikrar Talak tab (PA cerai talak granted, no appeal; ikrar_talak.php)."""
+        r = self.rng
+        if any(n["tanggal"] is None for n in notified):
+            return
+        told = max(dt.date.fromisoformat(n["tanggal"]) for n in notified)
+        bht = told + dt.timedelta(days=14)
+        d_pmh = _workday(self.clock.after(bht, 1, 5))
+        if not self.event(d_pmh, "Ikrar Talak", "Penetapan Majelis Ikrar Talak", None):
+            return
+        d_phs = _workday(self.clock.after(d_pmh, 0, 2))
+        first = _workday(self.clock.after(d_phs, 5, 14))
+        absent = r.random() < 0.12
+        rec: JSON = {
+            "tanggal_putusan": iso(d_put),
+            "tanggal_bht": iso(bht),
+            "tanggal_penetapan_majelis": iso(d_pmh),
+            "majelis_hakim": list(self.judges),
+            "tanggal_penetapan_panitera_pengganti": iso(d_pmh),
+            "panitera_pengganti": self.clerk,
+            "tanggal_penetapan_jurusita": iso(d_pmh),
+            "jurusita": r.choice(V.BAILIFFS),
+            "tanggal_penetapan_sidang": iso(d_phs) if self.clock.happened(d_phs) else None,
+            "tanggal_sidang_pertama": iso(first) if self.clock.happened(d_phs) else None,
+            "tanggal_ikrar": None,
+            "status_penetapan": None,
+            "amar_penetapan": None,
+        }
+        if self.clock.happened(first):
+            if absent:
+                rec["status_penetapan"] = "Pemohon Tidak Hadir"
+            else:
+                rec["tanggal_ikrar"] = iso(first)
+                rec["status_penetapan"] = "Diikrarkan"
+                rec["amar_penetapan"] = (
+                    "MENETAPKAN:\n"
+                    "Memberi izin kepada Pemohon untuk mengucapkan ikrar talak terhadap "
+                    "Termohon di depan sidang Pengadilan Agama;\n"
+                    "Membebankan biaya perkara kepada Pemohon."
+                )
+                self.event(first, "Ikrar Talak", "Sidang Ikrar Talak", "Ikrar Talak")
+        self.tabs["ikrar_talak"] = [rec]
+        self.shown.append("ikrar_talak")
 
     def mediasi(self, first: dt.date) -> dt.date | None:
         """Mediasi tab; returns the day the trial resumes, None while mediation is running."""
@@ -1449,6 +1785,7 @@ class _CaseBuilder:
                            "Berhasil Sebagian", "Tidak dapat dilaksanakan"))  # fmt: skip
         self.tabs["mediasi"] = [
             {
+                "jenis": "Mediasi",
                 "tanggal_penetapan_mediator": iso(first),
                 "nomor_penetapan_mediator": self.number,
                 "mediator": [mediator],
@@ -1506,9 +1843,9 @@ class _Ledger:
         ]  # fmt: skip
 
     def stages(self) -> list[JSON]:
-        out = [_stage("Tingkat Pertama", self.rows)]
+        out = [_stage("BIAYA TINGKAT PERTAMA", self.rows)]
         if self.appeal_rows:
-            out.append(_stage("Banding", self.appeal_rows))
+            out.append(_stage("BIAYA TINGKAT BANDING", self.appeal_rows))
         return out
 
 

@@ -45,9 +45,9 @@ from .tokens import TokenCodec
 PHP_COOKIE = "PHPSESSID"
 CI_COOKIE = "ci_session"
 #: tab routes whose controller serves a fragment (``/show_<slug>`` -> 302 -> ``/<slug>``)
-FRAGMENT_ROUTES = frozenset(slug for slug, _ in ALL_TAB_ROUTES) - {"diversi", "we_kppu"}
+FRAGMENT_ROUTES = frozenset(slug for slug, _ in ALL_TAB_ROUTES) - {"we_kppu"}
 #: the stock routes that 404 (§1.1)
-BROKEN_ROUTES = frozenset({"diversi", "we_kppu"})
+BROKEN_ROUTES = frozenset({"we_kppu"})
 _FLOW_RE = re.compile(r"var_id=(\d*);")
 #: the hearing list looks at cases registered this many days before the day ...
 JADWAL_WINDOW_DAYS = 120

@@ -25,7 +25,7 @@ def test_unknown_tab_goes_to_the_generic_parser_and_keeps_everything():
         "<tr><td>2</td><td>BUDI<br/>SANTOSO</td><td><table><tr><td>x</td><td>y</td></tr>"
         "</table>catatan</td></tr></table></div><p>Keterangan akhir</p>" + CLOSE
     )
-    data = parse_tab("intervensi", html)
+    data = parse_tab("tab_baru", html)
     assert data == {
         "generic": True,
         "blocks": [
@@ -43,18 +43,20 @@ def test_unknown_tab_goes_to_the_generic_parser_and_keeps_everything():
 
 
 def test_generic_parser_on_a_known_tab_keeps_every_block():
+    # penetapan.php: one outer layout table, a heading row then a row holding the block's table
     html = read_fixture("replica/cases/pn-gugatan/tab-penetapan.html")
-    blocks = parse_generic(html)["blocks"]
-    headings = [b["text"] for b in blocks if "text" in b]
-    assert headings == [
+    (block,) = parse_generic(html)["blocks"]
+    outer = block["rows"]
+    assert [row[0] for row in outer[0::2]] == [
         "PENETAPAN HAKIM",
         "PENETAPAN PANITERA PENGGANTI",
         "PENETAPAN JURUSITA PENGGANTI",
         "PENETAPAN SIDANG PERTAMA",
     ]
-    tables = [b["rows"] for b in blocks if "rows" in b]
-    assert tables[0][0] == ["Tanggal Penetapan", "Nama Hakim/Majelis Hakim", "Posisi", "Aktif"]
-    assert tables[0][1][2] == "Hakim Ketua"
+    hakim = outer[1][0]["tables"][0]
+    assert hakim[0] == ["Tanggal Penetapan", "Nama Hakim/Majelis Hakim", "Posisi", "Aktif"]
+    assert hakim[1][2] == "Hakim Ketua"
+    assert hakim[1][3] == "Ya"
 
 
 def test_long_text_paragraphs_and_list_items():
@@ -162,17 +164,27 @@ def test_tab_no_data_messages():
 def test_tab_without_its_table_is_a_parse_error():
     with pytest.raises(ParseError, match="tab riwayat_perkara: no table"):
         parse_tab("riwayat_perkara", "<p>sesuatu yang lain</p>" + CLOSE)
-    with pytest.raises(ParseError, match="tab penetapan"):
-        parse_tab("penetapan", "<div>JUDUL LAIN</div><table><tr><td>a</td></tr></table>")
 
 
-def test_tab_bad_date_names_the_tab_and_value():
+def test_penetapan_unknown_block_is_kept_with_a_warning():
+    html = "<div>JUDUL LAIN</div><table><tr><td>a</td></tr></table>"
+    with collect_warnings() as warnings:
+        data = parse_tab("penetapan", html)
+    assert data == {"lainnya": [{"label": "JUDUL LAIN", "value": [["a"]]}]}
+    assert warnings == [ParseWarning("tab:penetapan", "JUDUL LAIN", "block")]
+
+
+def test_tab_bad_date_keeps_the_text_and_warns():
     html = read_fixture("replica/cases/pn-pidana/tab-riwayat_perkara.html")
     # the first printed date gets a month SIPP never prints
     broken = re.sub(r"(, \d{2} )[A-Z][a-z]{2}\.?( \d{4})", r"\1Mai\2", html, count=1)
     assert broken != html
-    with pytest.raises(ParseError, match="riwayat_perkara Tanggal"):
-        parse_tab("riwayat_perkara", broken)
+    with collect_warnings() as warnings:
+        data = parse_tab("riwayat_perkara", broken)
+    bad = [r["tanggal"] for r in data if not r["tanggal"][:1].isdigit()]
+    assert len(bad) == 1
+    assert " Mai " in bad[0]
+    assert warnings == [ParseWarning("tab:riwayat_perkara", "Tanggal", "value")]
 
 
 def test_penetapan_with_unassigned_blocks():
@@ -261,15 +273,19 @@ def test_jadwal_sidang_verzet_and_attendance_lines():
         {
             "tanggal": "2024-06-13",
             "jam": "09:00:00 s/d Selesai",
-            "agenda": "Sidang Pertama Sidang Verzet",
-            "ruangan": "Ruang Sidang Cakra (Majelis Hakim)",
+            "agenda": "Sidang Pertama",
+            "jenis_sidang": "Sidang Verzet",
+            "ruangan": "Ruang Sidang Cakra",
+            "dihadiri_oleh": "Majelis Hakim",
             "alasan_ditunda": "Tergugat tidak hadir",
         },
         {
             "tanggal": "2024-06-20",
             "jam": "10:30:00 s/d 12:00:00",
             "agenda": "Mediasi",
-            "ruangan": "Belum Ditentukan ()",
+            "jenis_sidang": None,
+            "ruangan": "Belum Ditentukan",
+            "dihadiri_oleh": None,
             "alasan_ditunda": None,
         },
     ]
