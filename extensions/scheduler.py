@@ -443,7 +443,10 @@ class HarvestScheduler(BaseScheduler):
         rid = request.meta.get(META_RID) if request is not None else None
         try:
             self.store.note(
-                self.run_id, rid if isinstance(rid, int) else None, event, scrub(detail)
+                self.run_id,
+                rid if isinstance(rid, int) else None,
+                event,
+                scrub(detail, keep_spacing=True),
             )
         except (StateError, sqlite3.Error) as exc:
             self._die("harvest_state_error", f"cannot record a {event} notice: {exc}")

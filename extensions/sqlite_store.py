@@ -215,7 +215,8 @@ def recovery_advice(path: Path) -> str:
     recovered = path.with_name("state-recovered.sqlite")
     return (
         f"Nothing was changed. Recover what it holds: sqlite3 {str(path)!r} .recover | sqlite3 "
-        f"{str(recovered)!r}; then move {path.name} and its -wal/-shm files aside and rename "
+        f"{str(recovered)!r} (.dump instead of .recover where the sqlite3 shell has no "
+        f".recover); then move {path.name} and its -wal/-shm files aside and rename "
         f"{recovered.name} to {path.name}. If nothing can be recovered, moving it aside alone "
         "loses no harvested data: the next crawl starts the court again from its first list "
         "page, and parts already in items.sqlite come back unchanged"

@@ -101,6 +101,8 @@ class SippSpider(Spider):
         number: int = response.meta["sipp_page"]
         for bad in page.row_errors:  # one bad row never fails the page
             yield RowProblem("row_error", response.url, bad.row, bad.problem)
+        bad_rows = {bad.row for bad in page.row_errors}
+        positions = [p for p in range(1, len(page.rows) + len(bad_rows) + 1) if p not in bad_rows]
         seen: dict[str, tuple[int, str]] = {}  # normalised number -> (row, raw number)
         stop = False
         for offset, row in enumerate(page.rows):
@@ -110,13 +112,13 @@ class SippSpider(Spider):
                     yield RowProblem(
                         "number_clash",
                         response.url,
-                        offset + 1,
+                        positions[offset],
                         f"case numbers {seen[key][1]!r} (row {seen[key][0]}) and "
-                        f"{row.nomor_perkara!r} (row {offset + 1}) normalise to one key "
-                        f"{key!r}: only the first is crawled",
+                        f"{row.nomor_perkara!r} (row {positions[offset]}) normalise to one "
+                        f"key {key!r}: only the first is crawled",
                     )
                 continue
-            seen[key] = (offset + 1, row.nomor_perkara)
+            seen[key] = (positions[offset], row.nomor_perkara)
             index = (number - 1) * PAGE_SIZE + offset
             if self.args.max_cases is not None and index >= self.args.max_cases:
                 stop = True
