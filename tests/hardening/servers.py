@@ -175,9 +175,11 @@ def tls_terminator(upstream_port: int, pem: Path) -> Iterator[Served]:
             raw.close()  # the client refused our certificate
             return
         served.hits.append("connection")
-        upstream = socket.create_connection(("127.0.0.1", upstream_port))
-        threading.Thread(target=pipe, args=(upstream, conn), daemon=True).start()
-        pipe(conn, upstream)
+        with conn, socket.create_connection(("127.0.0.1", upstream_port)) as upstream:
+            back = threading.Thread(target=pipe, args=(upstream, conn), daemon=True)
+            back.start()
+            pipe(conn, upstream)
+            back.join(timeout=30)
 
     def accept() -> None:
         listener.settimeout(0.2)
