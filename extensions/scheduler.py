@@ -244,6 +244,9 @@ class HarvestScheduler(BaseScheduler):
                 )
                 logger.info("%d requests still in flight at close are pending again", n)
             store.end_run(self.run_id, reason)
+        except StateError as exc:
+            # a failed commit (full disk): the next run takes over exactly as after a kill
+            logger.error("run %d not closed in the request state: %s", self.run_id, exc)
         finally:
             store.close()
             self._inflight.clear()

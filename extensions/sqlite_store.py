@@ -294,6 +294,7 @@ class SqliteRequestStore:
         self._defer_commit = defer_commit
         self._lock_fd: int | None = None
         self._checkpointer: _Checkpointer | None = None
+        self._failed: str | None = None  # why transitions are refused (a failed group commit)
 
     # --- opening --------------------------------------------------------------------------------
 
@@ -390,12 +391,30 @@ class SqliteRequestStore:
         self._conn.close()
 
     def commit(self) -> None:
-        """Commit the group transaction, if one is open (see ``defer_commit`` of :meth:`open`)."""
+        """Commit the group transaction, if one is open (see ``defer_commit`` of :meth:`open`).
+
+        A commit that fails (a full disk) rolls the group back and leaves the store refusing
+        every later transition (:class:`StateError`): a later turn must never record, say, a
+        request ``ok`` whose yielded rows were in the group that was lost. The next run redoes
+        whatever was not recorded.
+        """
         if self._defer_commit is not None and self._conn.in_transaction:
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._failed = f"a commit of the request state failed ({exc})"
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                raise StateError(
+                    f"cannot commit the request state {self.path!r}: {exc}; nothing of the "
+                    "last moment was recorded, and nothing more will be in this run"
+                ) from exc
 
     def _w(self) -> sqlite3.Connection:
         """The connection for a transition: inside the group transaction under group commit."""
+        if self._failed is not None:
+            raise StateError(f"{self._failed}: no more state changes are recorded in this run")
         if self._defer_commit is not None and not self._conn.in_transaction:
             self._conn.execute("BEGIN IMMEDIATE")
             self._defer_commit(self.commit)
@@ -405,6 +424,8 @@ class SqliteRequestStore:
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """A transaction of its own, committed on exit (after the group transaction, if any)."""
         self.commit()
+        if self._failed is not None:
+            raise StateError(f"{self._failed}: no more state changes are recorded in this run")
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
