@@ -15,6 +15,7 @@ import argparse
 import sqlite3
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from extensions.sqlite_store import SqliteRequestStore
@@ -36,24 +37,23 @@ def build(directory: Path, cases: int, tabs: int, missing: int) -> tuple[Path, P
     icon = sqlite3.connect(items)
     at = "2026-01-01T00:00:00.000Z"
 
-    def rows() -> object:
+    def rows() -> Iterator[tuple[str, str, str, str]]:
         for c in range(cases):
             number = f"{c}/Pid.B/2024/PN Bench"
             yield (f"case|{COURT}|{number}", "case", number, "case")
             for slug in slugs:
                 yield (f"tab|{COURT}|{number}|{slug}", "tab", number, f"tab:{slug}")
 
+    every = cases * (1 + tabs) // missing
     with con, icon:
-        n = 0
-        for key, kind, number, part in rows():  # type: ignore[attr-defined]
+        for n, (key, kind, number, part) in enumerate(rows(), start=1):
             con.execute(
                 "INSERT INTO requests (key, kind, court, status, priority, method, url, request,"
                 " created_at, updated_at, last_event) VALUES (?, ?, ?, 'ok', 0, 'GET', 'u', x'',"
                 " ?, ?, 'ok')",
                 (key, kind, COURT, at, at),
             )
-            n += 1
-            if n % (cases * (1 + tabs) // missing) != 0:
+            if n % every != 0:
                 icon.execute(
                     "INSERT INTO parts VALUES (?, ?, ?, ?, ?, '{}', 'h', 'u', ?, ?, ?, ?)",
                     (f"sipp.{COURT}:{number}", part, COURT, number, number, at, at, at, at),
@@ -63,11 +63,11 @@ def build(directory: Path, cases: int, tabs: int, missing: int) -> tuple[Path, P
     return state, items
 
 
-def best(fn: object, times: int = 3) -> float:
+def best(fn: Callable[[], object], times: int = 3) -> float:
     out = []
     for _ in range(times):
         t0 = time.perf_counter()
-        fn()  # type: ignore[operator]
+        fn()
         out.append(time.perf_counter() - t0)
     return min(out)
 
@@ -82,8 +82,9 @@ def main() -> None:
         t0 = time.perf_counter()
         state, items = build(Path(tmp), args.cases, args.tabs, args.missing)
         total = args.cases * (1 + args.tabs)
-        print(f"built {total} ok rows ({state.stat().st_size >> 20} MiB state, "
-              f"{items.stat().st_size >> 20} MiB items) in {time.perf_counter() - t0:.1f}s")  # fmt: skip
+        took = time.perf_counter() - t0
+        sizes = f"{state.stat().st_size >> 20} MiB state, {items.stat().st_size >> 20} MiB items"
+        print(f"built {total} ok rows ({sizes}) in {took:.1f}s")
         ro = SqliteRequestStore.open(state, readonly=True)
         found = ro.check_parts(items, court=COURT)
         print(f"read-only check (scrapy status): {found.missing} missing, "
@@ -98,8 +99,8 @@ def main() -> None:
               f"{best(lambda: rw.check_parts(items, court=COURT, reset_run=1)):.2f}s")  # fmt: skip
         rw.close()
         con = sqlite3.connect(state)
-        print(f"PRAGMA quick_check (open after an unclean stop): "
-              f"{best(lambda: con.execute('PRAGMA quick_check(5)').fetchall(), 1):.2f}s")  # fmt: skip
+        quick = best(lambda: con.execute("PRAGMA quick_check(5)").fetchall(), 1)
+        print(f"PRAGMA quick_check (open after an unclean stop): {quick:.2f}s")
         con.close()
 
 

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.settings import BaseSettings
 
+    from .scheduler import HarvestScheduler
+
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS",
     "CourtGuardMiddleware",
@@ -162,7 +164,7 @@ class CourtGuardMiddleware:
         reason = f"refused: {why}"
         logger.warning("%s (from %s)", reason, request.meta.get("harvest_key") or "a request")
         self._inc("refused")
-        scheduler = harvest_scheduler(self.crawler)
+        scheduler = _scheduler(self.crawler)
         if scheduler is not None:
             scheduler.note(request, "refused", reason)
         raise RequestRefused(reason)
@@ -181,7 +183,7 @@ class CourtGuardMiddleware:
             "with SSL_CERT_FILE=/path/to/ca.pem"
         )
         self._inc("tls_error")
-        scheduler = harvest_scheduler(self.crawler)
+        scheduler = _scheduler(self.crawler)
         if scheduler is not None:
             scheduler.fail(request, reason)
         if netloc in self._tls_logged:
@@ -199,6 +201,14 @@ class CourtGuardMiddleware:
     def _inc(self, name: str) -> None:
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value(STAT + name)
+
+
+def _scheduler(crawler: Crawler) -> HarvestScheduler | None:
+    """The crawl's harvest scheduler, if a crawl is running (none in unit tests)."""
+    try:
+        return harvest_scheduler(crawler)
+    except RuntimeError:  # Crawler.engine before the crawl starts
+        return None
 
 
 def _netloc(parts: SplitResult, port: int) -> str:
@@ -260,7 +270,7 @@ class RedirectLoopMiddleware:
         logger.warning("%s (%s)", reason, request.meta.get("harvest_key") or "a request")
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value(STAT + "redirect_loop")
-        scheduler = harvest_scheduler(self.crawler)
+        scheduler = _scheduler(self.crawler)
         if scheduler is not None:
             scheduler.fail(request, reason, http_status=response.status)
             scheduler.note(request, "redirect_loop", reason)
