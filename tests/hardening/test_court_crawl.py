@@ -48,10 +48,12 @@ def test_row_problems_stay_row_level_and_requests_stay_on_the_court(tmp_path: Pa
             if path.startswith("/loop/"):
                 nxt = "/loop/b" if path == "/loop/a" else "/loop/a"
                 return 302, {"Location": nxt}, b""
+            if path == "/away":  # a redirect off the court
+                return 302, {"Location": elsewhere.url + "redirected"}, b""
             if path != "/list_perkara":
                 return body
             html = body.decode("utf-8")
-            for n in range(1, 7):
+            for n in range(1, 8):
                 numbers[n] = _row(n).search(html).group(2)  # type: ignore[union-attr]
             html = _row(1).sub(r"\1\3\4\5", html, count=1)  # row 1: no case number
             clash = numbers[2].replace(" ", "  ", 1)  # row 3 shows row 2's number, spaced out
@@ -61,22 +63,23 @@ def test_row_problems_stay_row_level_and_requests_stay_on_the_court(tmp_path: Pa
             html = _row(4).sub(r"\1\2\3file:///etc/passwd\5", html, count=1)
             html = _row(5).sub(rf"\1\2\3{elsewhere.url}show_detil/stolen\5", html, count=1)
             html = _row(6).sub(r"\1\2\3/loop/a\5", html, count=1)
+            html = _row(7).sub(r"\1\2\3/away\5", html, count=1)
             return html.encode("utf-8")
 
         with rewriting_proxy(replica.port, rewrite) as proxy:
             result = crawl(proxy.url, COURT, tmp_path / "ws")
             status = scrapy_command("status", tmp_path / "ws", "--json")
             text = scrapy_command("status", tmp_path / "ws").stdout
-            # requeue sends back the three failed case rows, never a row problem; they fail again
+            # requeue sends back the four failed case rows, never a row problem; they fail again
             requeue = scrapy_command("requeue", tmp_path / "ws")
             again = crawl(proxy.url, COURT, tmp_path / "ws")
     assert result.returncode == 0, result.stderr[-3000:]
     ws = tmp_path / "ws"
 
     # the rest of page 1 and page 2 went on: every other case equals the truth
-    lost = {f"sipp.{COURT}:{numbers[n]}" for n in (1, 3, 4, 5, 6)}
+    lost = {f"sipp.{COURT}:{numbers[n]}" for n in (1, 3, 4, 5, 6, 7)}
     want = {k: v for k, v in truth.items() if k not in lost}
-    assert len(want) == 25
+    assert len(want) == 24
     assert mismatches(exported(ws), want) == {}
 
     # nothing left the court: the other server was never asked, /etc/passwd never read
@@ -97,6 +100,11 @@ def test_row_problems_stay_row_level_and_requests_stay_on_the_court(tmp_path: Pa
         f"case|{COURT}|{numbers[6]}": (
             f"redirect loop: {proxy.url}loop/a -> {proxy.url}loop/b -> {proxy.url}loop/a"
         ),
+        f"case|{COURT}|{numbers[7]}": (
+            f"refused: {elsewhere.url}redirected is not on the court "
+            f"(http://127.0.0.1:{proxy.port}); allow a host with -s HARVEST_ALLOWED_HOSTS="
+            "host[:port]"
+        ),
     }
     assert "WARNING: redirect loop: " in result.stderr
 
@@ -104,7 +112,7 @@ def test_row_problems_stay_row_level_and_requests_stay_on_the_court(tmp_path: Pa
     assert report["notices"] == {
         "row_error": 1,
         "number_clash": 1,
-        "refused": 2,
+        "refused": 3,
         "redirect_loop": 1,
     }
     details = {n["event"]: n["detail"] for n in report["latest_notices"]}
@@ -114,15 +122,15 @@ def test_row_problems_stay_row_level_and_requests_stay_on_the_court(tmp_path: Pa
         f"(row 3) normalise to one key {numbers[2]!r}: only the first is crawled"
     )
     assert "list row error: " in result.stderr
-    assert "'harvest/guard/refused': 2," in result.stderr
+    assert "'harvest/guard/refused': 3," in result.stderr
     assert "'harvest/list/row_error': 1," in result.stderr
-    assert "notices: row_error 1, number_clash 1, refused 2, redirect_loop 1, tls_error 0" in text
+    assert "notices: row_error 1, number_clash 1, refused 3, redirect_loop 1, tls_error 0" in text
 
     assert requeue.returncode == 0
-    assert "requeued 3 failed requests to pending" in requeue.stdout
+    assert "requeued 4 failed requests to pending" in requeue.stdout
     assert again.returncode == 0, again.stderr[-3000:]
-    assert len(state_query(ws, "SELECT key FROM requests WHERE status = 'error'")) == 3
-    assert "'harvest/guard/refused': 2," in again.stderr
+    assert len(state_query(ws, "SELECT key FROM requests WHERE status = 'error'")) == 4
+    assert "'harvest/guard/refused': 3," in again.stderr
     assert mismatches(exported(ws), want) == {}
 
 
