@@ -752,6 +752,7 @@ class SqliteRequestStore:
                     "one whose parts are missing is fetched again (nothing is lost)"
                 ) from exc
             if has_parts:
+                conn.execute(f"PRAGMA harvest_items.cache_size = -{CACHE_KIB}")
                 return "present"
             conn.execute("DETACH DATABASE harvest_items")
             state = "empty"
