@@ -9,18 +9,22 @@ too. Claiming scans the pending rows, fine for tests, not for millions of rows.
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from harvest.clock import utc_now
+from harvest.identity import SOURCE_TYPE_PREFIX
 
 from .store import (
+    NOTICES,
     Claimed,
     CrawlLocked,
     ErrorFilter,
     Exchange,
     NewRequest,
+    PartsCheck,
     RunInfo,
     StateError,
     Status,
@@ -240,6 +244,47 @@ class MemoryRequestStore:
 
     def commit(self) -> None:
         """Nothing to do: every change is applied as it happens."""
+
+    def note(self, run_id: int | None, request_id: int | None, event: str, detail: str) -> None:
+        if event not in NOTICES:
+            raise ValueError(f"{event!r} is not a notice event (one of {', '.join(NOTICES)})")
+        self._event(run_id, request_id, event, detail)
+
+    def check_parts(
+        self, items_path: Path, *, court: str | None = None, reset_run: int | None = None
+    ) -> PartsCheck:
+        """Row by row (fine for tests): each ok case/tab row's part looked up in the file."""
+        present: set[tuple[str, str]] = set()
+        items = "missing"
+        if items_path.is_file():
+            try:
+                con = sqlite3.connect(f"{items_path.resolve().as_uri()}?mode=ro", uri=True)
+                try:
+                    present = set(con.execute("SELECT dedupe_key, part FROM parts"))
+                    items = "present"
+                finally:
+                    con.close()
+            except sqlite3.OperationalError:
+                items = "empty"
+            except sqlite3.DatabaseError as exc:
+                raise StateError(f"the item store {str(items_path)!r} cannot be read") from exc
+        missing: list[tuple[_Row, str]] = []
+        for row in self._d.rows.values():
+            if row.status != Status.OK or row.kind not in ("case", "tab"):
+                continue
+            if court is not None and row.court != court:
+                continue
+            rest = row.key.split("|", 2)[2]
+            number, slug = rest.rsplit("|", 1) if row.kind == "tab" else (rest, "")
+            part = "case" if row.kind == "case" else f"tab:{slug}"
+            if (f"{SOURCE_TYPE_PREFIX}{row.court}:{number}", part) not in present:
+                missing.append((row, part))
+        if reset_run is not None:
+            for row, part in missing:
+                self._move(row, Status.PENDING, reset_run, "released", f"part {part} missing")
+        return PartsCheck(
+            missing=len(missing), sample=[(r.key, p) for r, p in missing[:10]], items=items
+        )
 
     def requeue(self, flt: ErrorFilter, *, dry_run: bool = False) -> int:
         chosen = [

@@ -24,12 +24,19 @@ _SECRET_PARAM = re.compile(
 )
 
 
-def scrub(text: str) -> str:
-    """``text`` without credentials, on one line, at most :data:`MAX_REASON` characters."""
+def scrub(text: str, *, keep_spacing: bool = False) -> str:
+    """``text`` without credentials, on one line, at most :data:`MAX_REASON` characters.
+
+    Runs of whitespace become one space, unless ``keep_spacing`` (a notice about numbers that
+    differ only in whitespace): then only line breaks and tabs are escaped (``\\n``, ``\\t``).
+    """
     text = _USERINFO.sub(r"\1", text)
     text = _AUTH_HEADER.sub(r"\1\2***", text)
     text = _SECRET_PARAM.sub(r"\1=***", text)
-    text = " ".join(text.split())
+    if keep_spacing:
+        text = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    else:
+        text = " ".join(text.split())
     if len(text) > MAX_REASON:
         text = text[: MAX_REASON - 1] + "…"
     return text

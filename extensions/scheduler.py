@@ -38,10 +38,12 @@ from scrapy.core.scheduler import BaseScheduler
 from scrapy.http import Response
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.misc import load_object
 from twisted.python.failure import Failure
 
 from harvest.clock import utc_now
 from harvest.meta import META_GROUP, META_KEY, META_PARENT, META_RID
+from harvest.workspace import ITEMS_DB, resolve_workspace
 
 from .config import SchedulerConfig
 from .reasons import reason_for_exception, scrub, strip_userinfo
@@ -50,10 +52,12 @@ from .store import NewRequest, RequestStore, RunInfo, StateError, Status, kind_a
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Self
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
     from scrapy.statscollectors import StatsCollector
 
 __all__ = ["HarvestScheduler", "court_of"]
@@ -100,8 +104,11 @@ class HarvestScheduler(BaseScheduler):
         stats: StatsCollector | None,
         fingerprint: Callable[[Request], bytes],
         crawler: Crawler | None = None,
+        items_path: Path | None = None,
     ) -> None:
         self.config = config
+        #: the item store the crawl writes to: cross-checked on open (None: no check)
+        self.items_path = items_path
         self.stats = stats
         self._fingerprint = fingerprint
         self.crawler = crawler
@@ -123,11 +130,16 @@ class HarvestScheduler(BaseScheduler):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        config = SchedulerConfig.from_settings(crawler.settings)
+        items = None
+        if _stores_parts(crawler.settings):
+            items = resolve_workspace(config.workspace) / ITEMS_DB
         return cls(
-            config=SchedulerConfig.from_settings(crawler.settings),
+            config=config,
             stats=crawler.stats,
             fingerprint=crawler.request_fingerprinter.fingerprint,
             crawler=crawler,
+            items_path=items,
         )
 
     @property
@@ -157,6 +169,11 @@ class HarvestScheduler(BaseScheduler):
             released = store.release_inflight(
                 self.court, self.run_id, why="in flight when a previous run ended"
             )
+            check = (
+                store.check_parts(self.items_path, court=self.court, reset_run=self.run_id)
+                if self.items_path is not None
+                else None
+            )
             pending = store.count(court=self.court, status=Status.PENDING)
         except BaseException:
             store.close()
@@ -171,6 +188,17 @@ class HarvestScheduler(BaseScheduler):
         if released:
             logger.info("%d requests in flight at the last stop are pending again", released)
             self._inc("released", released)
+        if check is not None and check.missing:
+            logger.warning(
+                "%d requests of %s were ok but their parts are missing from the item store %s "
+                "(%s): sent back to pending, to be fetched again (e.g. %s)",
+                check.missing,
+                self.court,
+                self.items_path,
+                check.items,
+                ", ".join(f"{key} -> {part}" for key, part in check.sample[:3]),
+            )
+            self._inc("parts_missing", check.missing)
         logger.info(
             "%s crawl of %s (%d requests scheduled), run %d, state %s",
             "Resuming" if pending else "Starting",
@@ -210,6 +238,9 @@ class HarvestScheduler(BaseScheduler):
                 )
                 logger.info("%d requests still in flight at close are pending again", n)
             store.end_run(self.run_id, reason)
+        except StateError as exc:
+            # a failed commit (full disk): the next run takes over exactly as after a kill
+            logger.error("run %d not closed in the request state: %s", self.run_id, exc)
         finally:
             store.close()
             self._inflight.clear()
@@ -404,6 +435,20 @@ class HarvestScheduler(BaseScheduler):
         if flight is not None:
             flight.http_status = status
 
+    def note(self, request: Request | None, event: str, detail: str) -> None:
+        """Record a notice (:data:`extensions.store.NOTICES`) about ``request``'s row, if any."""
+        rid = request.meta.get(META_RID) if request is not None else None
+        try:
+            self.store.note(
+                self.run_id,
+                rid if isinstance(rid, int) else None,
+                event,
+                scrub(detail, keep_spacing=True),
+            )
+        except (StateError, sqlite3.Error) as exc:
+            self._die("harvest_state_error", f"cannot record a {event} notice: {exc}")
+        self._inc(f"notice/{event}")
+
     def fail(self, request: Request, reason: str, *, http_status: int | None = None) -> None:
         """The row of ``request`` ends ``error`` with ``reason`` (first outcome wins)."""
         rid = request.meta.get(META_RID)
@@ -508,12 +553,31 @@ class HarvestScheduler(BaseScheduler):
             self.stats.inc_value(STAT + name, count)
 
     def _die(self, reason: str, message: str) -> None:
+        if "disk is full" in message:
+            message += (
+                "; the disk holding the workspace is full: free space and run the crawl again "
+                "(nothing is lost)"
+            )
         logger.error("%s; closing the spider (%s)", message, reason)
         if self._fatal:
             return
         self._fatal = True
         if self.crawler is not None and self.crawler.engine is not None:
             deferred_from_coro(self.crawler.engine.close_spider_async(reason=reason))
+
+
+def _stores_parts(settings: BaseSettings) -> bool:
+    """Whether an enabled item pipeline stores case parts (class attribute ``STORES_PARTS``)."""
+    for path, order in settings.getwithbase("ITEM_PIPELINES").items():
+        if order is None:
+            continue
+        try:
+            cls = load_object(path) if isinstance(path, str) else path
+        except (ImportError, NameError, ValueError, AttributeError):
+            continue  # Scrapy itself reports the bad path when it builds the pipelines
+        if getattr(cls, "STORES_PARTS", False):
+            return bool(settings.getbool("DEDUPE_ENABLED", True))
+    return False
 
 
 def _rid_of(obj: Response | Failure | None) -> int | None:

@@ -26,14 +26,17 @@ from typing import TYPE_CHECKING, Any
 
 from harvest.clock import utc_now
 from harvest.holder_lock import HolderLock, LockHeld
+from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.workspace import private_file, secure_sqlite_files
 
 from .store import (
+    NOTICES,
     Claimed,
     CrawlLocked,
     ErrorFilter,
     Exchange,
     NewRequest,
+    PartsCheck,
     RunInfo,
     StateError,
     Status,
@@ -50,6 +53,13 @@ SCHEMA_VERSION = 1
 CACHE_KIB = 32768
 #: WAL pages between automatic checkpoints (SQLite's default is 1000).
 WAL_CHECKPOINT_PAGES = 10000
+
+#: Partial index of the notices (created on every writable open, so older files get it too).
+NOTICE_INDEX = (
+    "CREATE INDEX IF NOT EXISTS events_notice ON events (event, id) WHERE event IN ("
+    + ", ".join(f"'{e}'" for e in NOTICES)
+    + ");"
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS requests (
@@ -102,6 +112,7 @@ CREATE TABLE IF NOT EXISTS events (
     detail      TEXT
 );
 CREATE INDEX IF NOT EXISTS events_request ON events (request_id);
+{NOTICE_INDEX}
 
 -- requests by court x kind x status, kept by triggers: `scrapy status` answers at once on
 -- millions of rows (rows with n = 0 are left in place)
@@ -158,7 +169,71 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 """
 
+SCHEMA = SCHEMA.replace("{NOTICE_INDEX}", NOTICE_INDEX)
+
+# The ok case/tab rows whose part is not in the attached item store. A request key is
+# ``case|<court>|<number>`` or ``tab|<court>|<number>|<slug>`` (slugs have no ``|``); the dedupe
+# key is ``sipp.<court>:<number>`` (both normalised alike). ``head`` is a tab key's
+# ``<number>|``: rtrim() strips every trailing character that is not ``|``.
+_MISSING_PARTS_SQL = """
+WITH x AS (
+    SELECT id, key, kind, court,
+           substr(key, length(court) + CASE kind WHEN 'case' THEN 7 ELSE 6 END) AS rest
+    FROM requests WHERE {where}
+), y AS (
+    SELECT id, key, kind, court, rest,
+           CASE kind WHEN 'tab' THEN rtrim(rest, replace(rest, '|', '')) ELSE '' END AS head
+    FROM x
+), z AS (
+    SELECT id, key,
+           :prefix || court || ':' || CASE kind WHEN 'case' THEN rest
+                                       ELSE substr(head, 1, length(head) - 1) END AS dedupe_key,
+           CASE kind WHEN 'case' THEN 'case' ELSE 'tab:' || substr(rest, length(head) + 1) END
+               AS part
+    FROM y
+)
+SELECT id, key, dedupe_key, part FROM z
+WHERE NOT EXISTS (
+    SELECT 1 FROM harvest_items.parts AS p WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part
+)
+ORDER BY id
+"""
+
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def recovery_advice(path: Path) -> str:
+    """How to get a damaged state database back without losing anything (for messages)."""
+    recovered = path.with_name("state-recovered.sqlite")
+    return (
+        f"Nothing was changed. Recover what it holds: sqlite3 {str(path)!r} .recover | sqlite3 "
+        f"{str(recovered)!r} (.dump instead of .recover where the sqlite3 shell has no "
+        f".recover); then move {path.name} and its -wal/-shm files aside and rename "
+        f"{recovered.name} to {path.name}. If nothing can be recovered, moving it aside alone "
+        "loses no harvested data: the next crawl starts the court again from its first list "
+        "page, and parts already in items.sqlite come back unchanged"
+    )
+
+
+def _check_after_unclean_stop(conn: sqlite3.Connection, path: Path) -> None:
+    """After a run that never ended (killed, crashed, power loss), run SQLite's quick check.
+
+    A clean last stop skips it (it reads the whole file). Raises :class:`StateError` naming the
+    problems and the recovery path when the file fails the check.
+    """
+    row = conn.execute(
+        "SELECT id, court FROM runs WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    if row is None:
+        return
+    problems = [r[0] for r in conn.execute("PRAGMA quick_check(5)")]
+    if problems == ["ok"]:
+        return
+    raise StateError(
+        f"request state {str(path)!r} fails SQLite's integrity check after run {row[0]} "
+        f"(court {row[1]}) ended without closing: {'; '.join(problems)}. The crawl is refused "
+        f"so that a damaged state is not used. {recovery_advice(path)}"
+    )
 
 
 class _Checkpointer:
@@ -212,6 +287,7 @@ class SqliteRequestStore:
         self._lock: HolderLock | None = None
         self._closed = False
         self._checkpointer: _Checkpointer | None = None
+        self._failed: str | None = None  # why transitions are refused (a failed group commit)
 
     # --- opening --------------------------------------------------------------------------------
 
@@ -281,10 +357,13 @@ class SqliteRequestStore:
                     f"expects {SCHEMA_VERSION}; use a matching harvest version or a new workspace"
                 )
             conn.execute("SELECT count(*) FROM runs").fetchone()
+            if not readonly:
+                conn.execute(NOTICE_INDEX)
+                _check_after_unclean_stop(conn, path)
         except sqlite3.DatabaseError as exc:
             raise StateError(
                 f"cannot use request state {str(path)!r}: {exc}; the file is damaged or not a "
-                "harvest state database (move it aside to start over, or restore a backup)"
+                f"harvest state database. {recovery_advice(path)}"
             ) from exc
         if not readonly:
             secure_sqlite_files(path)
@@ -307,12 +386,30 @@ class SqliteRequestStore:
         self._conn.close()
 
     def commit(self) -> None:
-        """Commit the group transaction, if one is open (see ``defer_commit`` of :meth:`open`)."""
+        """Commit the group transaction, if one is open (see ``defer_commit`` of :meth:`open`).
+
+        A commit that fails (a full disk) rolls the group back and leaves the store refusing
+        every later transition (:class:`StateError`): a later turn must never record, say, a
+        request ``ok`` whose yielded rows were in the group that was lost. The next run redoes
+        whatever was not recorded.
+        """
         if self._defer_commit is not None and self._conn.in_transaction:
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._failed = f"a commit of the request state failed ({exc})"
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                raise StateError(
+                    f"cannot commit the request state {self.path!r}: {exc}; nothing of the "
+                    "last moment was recorded, and nothing more will be in this run"
+                ) from exc
 
     def _w(self) -> sqlite3.Connection:
         """The connection for a transition: inside the group transaction under group commit."""
+        if self._failed is not None:
+            raise StateError(f"{self._failed}: no more state changes are recorded in this run")
         if self._defer_commit is not None and not self._conn.in_transaction:
             self._conn.execute("BEGIN IMMEDIATE")
             self._defer_commit(self.commit)
@@ -322,6 +419,8 @@ class SqliteRequestStore:
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """A transaction of its own, committed on exit (after the group transaction, if any)."""
         self.commit()
+        if self._failed is not None:
+            raise StateError(f"{self._failed}: no more state changes are recorded in this run")
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -540,6 +639,101 @@ class SqliteRequestStore:
             ),
         )
 
+    def note(self, run_id: int | None, request_id: int | None, event: str, detail: str) -> None:
+        if event not in NOTICES:
+            raise ValueError(f"{event!r} is not a notice event (one of {', '.join(NOTICES)})")
+        self._event(self._w(), utc_now(), run_id, request_id, event, detail)
+
+    def check_parts(
+        self, items_path: Path, *, court: str | None = None, reset_run: int | None = None
+    ) -> PartsCheck:
+        """See :meth:`extensions.store.RequestStore.check_parts`.
+
+        One query: the item store is attached (read-only where the connection allows) and each
+        ``ok`` case/tab row's dedupe key and part, worked out from its request key in SQL, is
+        looked up on the item store's primary key ``(dedupe_key, part)``.
+        """
+        if reset_run is not None and self._readonly:
+            raise StateError("check_parts(reset_run=...) needs a writable state store")
+        self.commit()  # ATTACH is not allowed inside a transaction
+        conn = self._conn
+        items = self._attach_items(items_path)
+        try:
+            where = "status = 'ok' AND kind IN ('case', 'tab')"
+            params: dict[str, Any] = {"prefix": SOURCE_TYPE_PREFIX, "court": court}
+            if court is not None:
+                where += " AND court = :court"
+            missing_sql = _MISSING_PARTS_SQL.format(where=where)
+            if reset_run is None:
+                rows = conn.execute(missing_sql, params).fetchall()
+                return PartsCheck(
+                    missing=len(rows), sample=[(r[1], r[3]) for r in rows[:10]], items=items
+                )
+            at = utc_now()
+            with self._tx() as tx:
+                tx.execute("DROP TABLE IF EXISTS temp.harvest_missing")
+                tx.execute(f"CREATE TEMP TABLE harvest_missing AS {missing_sql}", params)
+                sample = [
+                    (r[0], r[1])
+                    for r in tx.execute("SELECT key, part FROM harvest_missing LIMIT 10")
+                ]
+                n = tx.execute(
+                    "UPDATE requests SET status = 'pending', last_event = 'released', "
+                    "note = 'was ok, but its part ' || m.part || ' of ' || m.dedupe_key || "
+                    "' is missing from items.sqlite: fetched again', updated_at = :at, "
+                    "run_id = :run FROM temp.harvest_missing AS m "
+                    "WHERE requests.id = m.id AND requests.status = 'ok'",
+                    {"at": at, "run": reset_run},
+                ).rowcount
+                tx.execute("DROP TABLE temp.harvest_missing")
+            return PartsCheck(missing=n, sample=sample, items=items)
+        except sqlite3.DatabaseError as exc:
+            raise StateError(
+                f"cannot cross-check the request state with the item store {str(items_path)!r}: "
+                f"{exc}; if the item store is damaged, move it aside with its -wal/-shm files "
+                "and run the crawl again: every request whose parts are missing is fetched again"
+            ) from exc
+        finally:
+            conn.execute("DETACH DATABASE harvest_items")
+
+    def _attach_items(self, items_path: Path) -> str:
+        """Attach the item store as ``harvest_items``; an empty stand-in when it has no parts.
+
+        Returns ``present``, ``missing`` or ``empty`` (see :class:`PartsCheck`).
+        """
+        conn = self._conn
+        state = "missing"
+        if items_path.is_file():
+            target = (
+                f"{items_path.resolve().as_uri()}?mode=ro" if self._readonly else str(items_path)
+            )
+            try:
+                conn.execute("ATTACH DATABASE ? AS harvest_items", (target,))
+                has_parts = conn.execute(
+                    "SELECT 1 FROM harvest_items.sqlite_master "
+                    "WHERE type = 'table' AND name = 'parts'"
+                ).fetchone()
+            except sqlite3.DatabaseError as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("DETACH DATABASE harvest_items")
+                raise StateError(
+                    f"the item store {str(items_path)!r} cannot be read ({exc}); move it aside "
+                    "with its -wal/-shm files, e.g. to items.sqlite.bad, and run the crawl "
+                    "again: the request state knows which requests produced parts, and every "
+                    "one whose parts are missing is fetched again (nothing is lost)"
+                ) from exc
+            if has_parts:
+                conn.execute(f"PRAGMA harvest_items.cache_size = -{CACHE_KIB}")
+                return "present"
+            conn.execute("DETACH DATABASE harvest_items")
+            state = "empty"
+        conn.execute("ATTACH DATABASE ':memory:' AS harvest_items")
+        conn.execute(
+            "CREATE TABLE harvest_items.parts (dedupe_key TEXT, part TEXT, "
+            "PRIMARY KEY (dedupe_key, part))"
+        )
+        return state
+
     def requeue(self, flt: ErrorFilter, *, dry_run: bool = False) -> int:
         where = ["status = 'error'"]
         params: list[Any] = []
@@ -635,9 +829,46 @@ class SqliteRequestStore:
                     (*c_params, limit),
                 )
             ]
+            notices, latest_notices = self._notices(court, limit)
         finally:
             conn.execute("COMMIT")
-        return StatusReport(counts=counts, oldest_pending=oldest, latest_errors=errors, runs=runs)
+        return StatusReport(
+            counts=counts,
+            oldest_pending=oldest,
+            latest_errors=errors,
+            runs=runs,
+            notices=notices,
+            latest_notices=latest_notices,
+        )
+
+    def _notices(
+        self, court: str | None, limit: int
+    ) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        """Notice counts by event and the newest notices (on the partial index events_notice)."""
+        marks = ", ".join("?" * len(NOTICES))
+        join = " LEFT JOIN requests AS r ON r.id = e.request_id"
+        c_and = " AND (r.court = ? OR (r.id IS NULL AND instr(e.detail, ?) > 0))" if court else ""
+        params: list[Any] = list(NOTICES)
+        if court:
+            params += [court, court]
+        counts = {
+            str(event): int(n)
+            for event, n in self._conn.execute(
+                f"SELECT e.event, count(*) FROM events AS e{join} "
+                f"WHERE e.event IN ({marks}){c_and} GROUP BY e.event",
+                params,
+            )
+        }
+        names = ("at", "event", "key", "url", "detail")
+        latest = [
+            dict(zip(names, r, strict=True))
+            for r in self._conn.execute(
+                f"SELECT e.at, e.event, r.key, r.url, e.detail FROM events AS e{join} "
+                f"WHERE e.event IN ({marks}){c_and} ORDER BY e.id DESC LIMIT ?",
+                [*params, limit],
+            )
+        ]
+        return counts, latest
 
 
 def _holder(run: RunInfo, run_id: int | None) -> dict[str, Any]:

@@ -19,14 +19,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
 
 __all__ = [
     "KINDS",
+    "NOTICES",
     "Claimed",
     "CrawlLocked",
     "ErrorFilter",
     "Exchange",
     "NewRequest",
+    "PartsCheck",
     "RequestStore",
     "RunInfo",
     "StateError",
@@ -37,6 +40,13 @@ __all__ = [
 
 #: Request kinds; ``other`` is a request without ``meta["harvest_key"]`` (fingerprint key).
 KINDS = ("list", "case", "tab", "other")
+
+#: Events that are notices, not transitions (``events`` rows recorded by :meth:`note`):
+#: ``row_error`` a malformed list row (page URL and row number), ``number_clash`` two list rows
+#: whose case numbers normalise to one key, ``refused`` a URL off the court or a downgrade to
+#: http, ``redirect_loop`` a redirect chain that came back or ran too long, ``tls_error`` a
+#: certificate that failed verification. ``scrapy status`` counts and lists them.
+NOTICES = ("row_error", "number_clash", "refused", "redirect_loop", "tls_error")
 
 
 class Status(enum.StrEnum):
@@ -142,13 +152,33 @@ class ErrorFilter:
 
 
 @dataclasses.dataclass(frozen=True)
+class PartsCheck:
+    """The cross-check of the two stores: ``ok`` case/tab rows whose part the item store lacks.
+
+    ``missing`` is how many; ``sample`` up to 10 ``(request key, part)`` of them; ``items``
+    says what the item store was: ``present``, ``missing`` (no file) or ``empty`` (no parts
+    table yet).
+    """
+
+    missing: int
+    sample: list[tuple[str, str]]
+    items: str
+
+
+@dataclasses.dataclass(frozen=True)
 class StatusReport:
-    """What ``scrapy status`` shows. ``counts`` rows are ``{"court","kind","status","count"}``."""
+    """What ``scrapy status`` shows. ``counts`` rows are ``{"court","kind","status","count"}``.
+
+    ``notices``: how many of each notice event (:data:`NOTICES`); ``latest_notices``: the newest
+    (``{"at","event","key","url","detail"}``).
+    """
 
     counts: list[dict[str, Any]]
     oldest_pending: list[dict[str, Any]]
     latest_errors: list[dict[str, Any]]
     runs: list[dict[str, Any]]
+    notices: dict[str, int] = dataclasses.field(default_factory=dict)
+    latest_notices: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def totals(self) -> dict[str, int]:
         """Requests by status over every court and kind (all four statuses present)."""
@@ -164,6 +194,8 @@ class StatusReport:
             "oldest_pending": self.oldest_pending,
             "latest_errors": self.latest_errors,
             "runs": self.runs,
+            "notices": self.notices,
+            "latest_notices": self.latest_notices,
         }
 
 
@@ -242,6 +274,18 @@ class RequestStore(Protocol):
         """
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None: ...
+
+    def note(self, run_id: int | None, request_id: int | None, event: str, detail: str) -> None:
+        """Record a notice (one of :data:`NOTICES`) in ``events``; no row changes status."""
+
+    def check_parts(
+        self, items_path: Path, *, court: str | None = None, reset_run: int | None = None
+    ) -> PartsCheck:
+        """Find the ``ok`` case and tab rows whose part (``case``, ``tab:<slug>``) is not in the
+        item store at ``items_path`` (a missing file: none is); with ``reset_run``, send them
+        back to ``pending`` (event ``released`` naming the part) in one transaction.
+
+        Raises :class:`StateError` when the item store cannot be read (damaged)."""
 
     def commit(self) -> None:
         """Make every transition so far durable (nothing to do without group commit)."""

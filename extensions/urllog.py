@@ -20,7 +20,7 @@ from harvest.meta import META_RID, META_SENT_AT
 from .config import SchedulerConfig
 from .outcome import _require_harvest_scheduler, harvest_scheduler
 from .reasons import strip_userinfo
-from .store import Exchange
+from .store import Exchange, StateError
 
 if TYPE_CHECKING:
     from typing import Self
@@ -67,16 +67,17 @@ class UrlLogMiddleware:
         if scheduler is None:
             return
         rid = request.meta.get(META_RID)
-        scheduler.store.log_exchange(
-            scheduler.run_id,
-            Exchange(
-                request_id=rid if isinstance(rid, int) else None,
-                method=request.method,
-                url=strip_userinfo(request.url),
-                final_url=strip_userinfo(final_url),
-                status=status,
-                outcome=outcome,
-                bytes=size,
-                ms=(time.monotonic() - sent) * 1000.0,
-            ),
+        exchange = Exchange(
+            request_id=rid if isinstance(rid, int) else None,
+            method=request.method,
+            url=strip_userinfo(request.url),
+            final_url=strip_userinfo(final_url),
+            status=status,
+            outcome=outcome,
+            bytes=size,
+            ms=(time.monotonic() - sent) * 1000.0,
         )
+        try:
+            scheduler.store.log_exchange(scheduler.run_id, exchange)
+        except StateError as exc:  # after a failed commit nothing more is recorded: closing
+            logger.debug("url_log row not written: %s", exc)

@@ -31,3 +31,20 @@ class CasePart:
     meta: dict[str, Any] = field(default_factory=dict)
 
     VOLATILE_FIELDS: ClassVar[tuple[str, ...]] = ("url", "fetched_at", "meta")
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """A list row the spider reports instead of following: never an item, never stored.
+
+    ``event`` is ``row_error`` (the row cannot be read) or ``number_clash`` (its case number
+    normalises to the key of another row of the page: both raw numbers are in ``detail``).
+    ``row`` is the row's 1-based position on the page at ``page_url``. The notices middleware
+    (:mod:`extensions.notices`) logs it, counts it and records it in the request state, where
+    ``scrapy status`` shows it; the rest of the page and the next pages go on.
+    """
+
+    event: str
+    page_url: str
+    row: int
+    detail: str

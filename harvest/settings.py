@@ -39,6 +39,19 @@ COOKIES_ENABLED = True
 REDIRECT_ENABLED = True
 HTTPCACHE_ENABLED = False  # same URL, different content per session: never cache SIPP
 
+# --- hardening (docs/scheduler.md, "Staying on the court"; extensions/guard.py) --------------
+# TLS certificates are verified (Scrapy's default is not to); per-crawl opt-out:
+# -s DOWNLOAD_VERIFY_CERTIFICATES=False. Extra CAs: OpenSSL's SSL_CERT_FILE.
+DOWNLOAD_VERIFY_CERTIFICATES = True
+# Hosts (name or name:port) a crawl may fetch besides the court's own (extensions/guard.py).
+HARVEST_ALLOWED_HOSTS: list[str] = []
+# Scrapy's telnet console and remote-control HTTP server run posted Python, and the latter
+# leaves a token file per crawl under ~/.local/state/scrapy/job_files: both off.
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+# Items are never logged whole (people's names): scraped/dropped/error lines name the part only.
+LOG_FORMATTER = "extensions.logformatter.PartLogFormatter"
+
 # Scrapy starts this many asyncio tasks for every response's callback output, however few
 # items it yields (default 100); the item pipeline is synchronous SQLite, so 8 loses nothing and
 # saves ~10% of the crawl's CPU (bench/bench_scheduler.py).
@@ -57,12 +70,18 @@ SCHEDULER = "extensions.scheduler.HarvestScheduler"
 _SCHEDULER_DOWNLOADER_MIDDLEWARES: dict[str, int] = {
     # final response / final exception of each request (below Retry 550 and Redirect 600)
     "extensions.outcome.OutcomeDownloaderMiddleware": 20,
+    # requests stay on the court (first process_request of all); TLS failures said clearly
+    "extensions.guard.CourtGuardMiddleware": 30,
+    # a redirect loop fails its row with the chain (just above Redirect 600)
+    "extensions.guard.RedirectLoopMiddleware": 605,
     # every HTTP exchange (each attempt) to url_log, next to the downloader
     "extensions.urllog.UrlLogMiddleware": 950,
 }
 _SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {
     # outermost: a request is ok once its callback output is committed and its items stored
     "extensions.outcome.OutcomeSpiderMiddleware": 10,
+    # list rows the spider reports (malformed, clashing numbers): logged, counted, recorded
+    "extensions.notices.NoticeSpiderMiddleware": 15,
 }
 
 # --- item pipeline (pipelines/) -------------------------------------------------------------

@@ -75,6 +75,10 @@ class DedupeConfig:
 class DedupePipeline:
     """Upsert each :class:`harvest.items.CasePart` into ``items.sqlite``; drop bad parts loudly."""
 
+    #: The scheduler cross-checks ``ok`` requests against the parts of ``items.sqlite`` on open
+    #: when an enabled pipeline says it stores them (docs/scheduler.md, "Stores cross-check").
+    STORES_PARTS = True
+
     def __init__(
         self, config: DedupeConfig, stats: StatsCollector, crawler: Crawler | None = None
     ) -> None:
@@ -132,14 +136,15 @@ class DedupePipeline:
                 f"bad case part dropped ({exc.reason}): {exc}; "
                 f"court={court!r} nomor_perkara={number!r} part={part!r}"
             ) from exc
-        except ItemStoreError:
+        except ItemStoreError as exc:
             self._stats.inc_value(f"{STAT_PREFIX}/store_error")
             logger.error(
-                "Cannot store part %r of case %r (%s); closing the crawl so that no request "
-                "is marked done without its data",
+                "Cannot store part %r of case %r (%s): %s; closing the crawl so that no "
+                "request is marked done without its data",
                 part,
                 number,
                 court,
+                exc,
             )
             self._close_crawl("item_store_error")
             raise

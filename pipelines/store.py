@@ -105,6 +105,16 @@ CREATE INDEX cases_by_court ON cases (court, complete, dedupe_key);
 """
 
 
+#: The remedy for a damaged item store that loses nothing (the crawl's cross-check rebuilds it).
+_MOVE_ASIDE = (
+    "move it aside with its -wal/-shm files (e.g. rename it to items.sqlite.bad; nothing was "
+    "deleted) and run the crawl again: the request state knows which requests produced parts, "
+    "and the crawl fetches again every one whose parts are missing, so the new item store is "
+    "complete (`sqlite3 items.sqlite.bad .recover | sqlite3 items.sqlite` first keeps what "
+    "can still be read)"
+)
+
+
 class UpsertResult(enum.Enum):
     """What one :meth:`ItemStore.upsert_part` did; ``value`` is the stat name."""
 
@@ -404,9 +414,7 @@ class ItemStore:
             }
         except sqlite3.DatabaseError as exc:
             raise ItemStoreError(
-                f"{str(self.path)!r} is not a readable SQLite database ({exc}); move it aside "
-                "(e.g. rename it to items.sqlite.bad) and re-run to start a new item store: "
-                "nothing was deleted"
+                f"{str(self.path)!r} is not a readable SQLite database ({exc}); {_MOVE_ASIDE}"
             ) from exc
         if version == 0 and not tables:
             if self.readonly:
@@ -467,10 +475,15 @@ class ItemStore:
             raise self._error("cannot commit", exc) from exc
 
     def _error(self, what: str, exc: sqlite3.Error) -> ItemStoreError:
+        if "full" in str(exc).lower():
+            return ItemStoreError(
+                f"item store {str(self.path)!r}: {what}: {exc}: the disk holding the workspace "
+                "is full; free space and run the crawl again (nothing is lost: a request is "
+                "recorded done only after its parts are stored)"
+            )
         return ItemStoreError(
             f"item store {str(self.path)!r}: {what}: {exc} (if it is locked, another process "
-            f"held it for more than {BUSY_TIMEOUT_MS // 1000}s; if it is malformed, move it "
-            "aside and re-run)"
+            f"held it for more than {BUSY_TIMEOUT_MS // 1000}s; if it is malformed, {_MOVE_ASIDE})"
         )
 
     def upsert_part(

@@ -15,12 +15,14 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
-from extensions.store import StateError, Status, StatusReport
+from extensions.store import NOTICES, RequestStore, StateError, Status, StatusReport
 from harvest.settings_error import SettingsError
-from harvest.workspace import WorkspaceError
+from harvest.workspace import ITEMS_DB, WORKSPACE_ENV, WorkspaceError, resolve_workspace
 
 if TYPE_CHECKING:
     import argparse
+
+    from scrapy.settings import BaseSettings
 
 DEFAULT_LIMIT = 10
 _STATUSES = [s.value for s in Status]
@@ -57,6 +59,11 @@ class Command(ScrapyCommand):
             default=DEFAULT_LIMIT,
             help=f"rows in each list (waiting, errors, runs); default {DEFAULT_LIMIT}",
         )
+        group.add_argument(
+            "--no-parts-check",
+            action="store_true",
+            help="skip the cross-check with items.sqlite (~10 s per million ok requests)",
+        )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
@@ -73,12 +80,19 @@ class Command(ScrapyCommand):
         try:
             report = store.status_report(court=opts.court, limit=opts.limit)
             path = store.path
+            parts = (
+                {"skipped": True}
+                if opts.no_parts_check
+                else cross_check(store, self.settings, opts.court)
+            )
         finally:
             store.close()
         if opts.json:
-            sys.stdout.write(json.dumps({"state": path, **report.as_dict()}, indent=1) + "\n")
+            sys.stdout.write(
+                json.dumps({"state": path, **report.as_dict(), "parts": parts}, indent=1) + "\n"
+            )
         else:
-            sys.stdout.write(format_report(report, path))
+            sys.stdout.write(format_report(report, path) + format_hardening(report, parts))
 
 
 def format_report(report: StatusReport, path: str) -> str:
@@ -119,4 +133,40 @@ def format_report(report: StatusReport, path: str) -> str:
             f"  #{r['id']}  {r['court']}  pid {r['pid']}@{r['host']}  job {r['job'] or '-'}  "
             f"{r['started_at']} -> {end}  {r['close_reason'] or ''}".rstrip()
         )
+    return "\n".join(lines) + "\n"
+
+
+def cross_check(store: RequestStore, settings: BaseSettings, court: str | None) -> dict[str, Any]:
+    """The stores' cross-check, read-only: ``ok`` requests whose parts the item store lacks."""
+    try:
+        items = resolve_workspace(settings.get(WORKSPACE_ENV) or "") / ITEMS_DB
+        check = store.check_parts(items, court=court)
+    except (StateError, WorkspaceError) as exc:
+        return {"error": str(exc)}
+    return {"missing": check.missing, "items": check.items, "sample": check.sample}
+
+
+def format_hardening(report: StatusReport, parts: dict[str, Any]) -> str:
+    """Notices (row errors, number clashes, refused URLs, redirect loops, TLS failures) and the
+    stores' cross-check, in human-readable form."""
+    counts = ", ".join(f"{e} {report.notices.get(e, 0)}" for e in NOTICES)
+    lines = ["", f"notices: {counts}"]
+    for r in report.latest_notices:
+        lines.append(f"  {r['at']}  {r['event']}  {r['key'] or '-'}")
+        lines.append(f"      {r['detail']}")
+    if parts.get("skipped"):
+        lines += ["", "item store cross-check skipped (--no-parts-check)"]
+    elif "error" in parts:
+        lines += ["", f"item store cross-check failed: {parts['error']}"]
+    elif parts["missing"]:
+        lines += [
+            "",
+            (
+                f"ok requests whose parts are missing from items.sqlite ({parts['items']}): "
+                f"{parts['missing']} (the next crawl fetches them again)"
+            ),
+        ]
+        lines += [f"  {key} -> {part}" for key, part in parts["sample"]]
+    else:
+        lines += ["", "every ok request has its parts in items.sqlite"]
     return "\n".join(lines) + "\n"

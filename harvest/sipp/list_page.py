@@ -8,7 +8,7 @@ their header text, not their position.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,6 +42,7 @@ _PAGE_TEMPLATE = re.compile(
     r"window\.open\(\s*'([^']*?/page/)'\s*\+\s*pageNumber\s*\+\s*'([^']*)'", re.IGNORECASE
 )
 _END_BR = re.compile(r"</br\s*>", re.IGNORECASE)
+_CELLS = re.compile(r":\s*\[.*\]\s*$", re.DOTALL)  # a ParseError's trailing cell texts
 _LIST_LINK = re.compile(r"^(?P<root>.*?/list_perkara)/(?P<rest>[^?#]+)$")
 
 
@@ -70,6 +71,18 @@ class ListRow:
 
 
 @dataclass(frozen=True)
+class RowError:
+    """A case row of a list page that cannot be read (no case number, no link, bad cell ...).
+
+    ``row`` is its 1-based position among the page's case rows; ``problem`` says what is wrong,
+    without the row's cell texts (they name people).
+    """
+
+    row: int
+    problem: str
+
+
+@dataclass(frozen=True)
 class ListPage:
     """A parsed list page.
 
@@ -89,6 +102,9 @@ class ListPage:
     menu: list[MenuEntry]
     no_data: bool
     pembaharuan_data: str | None = None
+    #: rows that could not be read: the rest of the page is still parsed (one bad row never
+    #: fails the page)
+    row_errors: list[RowError] = field(default_factory=list)
 
 
 # Header text (lower case, whitespace collapsed) -> key in ListRow.data and how to read it.
@@ -131,6 +147,7 @@ def parse_list_page(html: str, url: str) -> ListPage:
     header: list[str] | None = None
     shown: list[str] = []
     out_rows: list[ListRow] = []
+    row_errors: list[RowError] = []
     no_data = False
     for tr in rows(table):
         tds = cells(tr)
@@ -148,7 +165,11 @@ def parse_list_page(html: str, url: str) -> ListPage:
         if clean_text(" ".join(texts)).lower() == NO_DATA_TEXT:
             no_data = True
             continue
-        out_rows.append(_parse_row(header, shown, tds, url))
+        try:
+            out_rows.append(_parse_row(header, shown, tds, url))
+        except ParseError as exc:
+            position = len(out_rows) + len(row_errors) + 1
+            row_errors.append(RowError(position, _CELLS.sub("", str(exc))))
     if header is None:
         raise ParseError(f"{PAGE}: #tablePerkaraAll has no header row ({url})")
     return ListPage(
@@ -158,7 +179,8 @@ def parse_list_page(html: str, url: str) -> ListPage:
         total_cases=_total_cases(doc, html),
         page_url_template=_page_url_template(html, url),
         menu=_menu(doc, url),
-        no_data=no_data or not out_rows,
+        no_data=no_data or not (out_rows or row_errors),
+        row_errors=row_errors,
     )
 
 

@@ -18,7 +18,7 @@ from scrapy.http import Response
 
 from harvest import identity
 from harvest.clock import utc_now
-from harvest.items import CASE_PART, CasePart, tab_part
+from harvest.items import CASE_PART, CasePart, RowProblem, tab_part
 from harvest.meta import (
     META_CASE,
     META_COOKIEJAR,
@@ -100,12 +100,30 @@ class SippSpider(Spider):
         logger.error("listing %r is not in the court's menu; choose one of: %s", wanted, labels)
         raise CloseSpider(f"unknown listing {self.args.listing!r}")
 
-    def parse_list(self, response: Response) -> Iterator[Request]:
+    def parse_list(self, response: Response) -> Iterator[Request | RowProblem]:
         raise_for_page_error(response)
         page = parse_list_page(response.text, response.url)
         number: int = response.meta["sipp_page"]
+        for bad in page.row_errors:  # one bad row never fails the page
+            yield RowProblem("row_error", response.url, bad.row, bad.problem)
+        bad_rows = {bad.row for bad in page.row_errors}
+        positions = [p for p in range(1, len(page.rows) + len(bad_rows) + 1) if p not in bad_rows]
+        seen: dict[str, tuple[int, str]] = {}  # normalised number -> (row, raw number)
         stop = False
         for offset, row in enumerate(page.rows):
+            key = identity.normalise_case_number(row.nomor_perkara)
+            if key in seen:
+                if seen[key][1] != row.nomor_perkara:
+                    yield RowProblem(
+                        "number_clash",
+                        response.url,
+                        positions[offset],
+                        f"case numbers {seen[key][1]!r} (row {seen[key][0]}) and "
+                        f"{row.nomor_perkara!r} (row {positions[offset]}) normalise to one "
+                        f"key {key!r}: only the first is crawled",
+                    )
+                continue
+            seen[key] = (positions[offset], row.nomor_perkara)
             index = (number - 1) * PAGE_SIZE + offset
             if self.args.max_cases is not None and index >= self.args.max_cases:
                 stop = True
@@ -119,7 +137,7 @@ class SippSpider(Spider):
             yield self._case_request(row)
         template = page.page_url_template or response.meta.get("sipp_template")
         more = (page.total_cases is None or number * PAGE_SIZE < page.total_cases) and bool(
-            page.rows
+            page.rows or page.row_errors
         )
         if stop or page.no_data or not more:
             return

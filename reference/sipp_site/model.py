@@ -120,7 +120,7 @@ class Case:
     extra: JSON = field(default_factory=dict)
 
     def document(self, court_id: str) -> JSON:
-        """The ground-truth document of DESIGN.md (without ``content_hash``)."""
+        """The ground-truth document of docs/contracts.md (without ``content_hash``)."""
         return {
             "dedupe_key": dedupe_key(court_id, self.nomor_perkara),
             "source_type": source_type(court_id),
