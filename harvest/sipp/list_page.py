@@ -43,6 +43,7 @@ _PAGE_TEMPLATE = re.compile(
 )
 _END_BR = re.compile(r"</br\s*>", re.IGNORECASE)
 _CELLS = re.compile(r":\s*\[.*\]\s*$", re.DOTALL)  # a ParseError's trailing cell texts
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}$")
 _LIST_LINK = re.compile(r"^(?P<root>.*?/list_perkara)/(?P<rest>[^?#]+)$")
 
 
@@ -232,7 +233,10 @@ def _parse_row(header: list[str], shown: list[str], tds: list[Element], url: str
     return ListRow(
         nomor_perkara=str(number),
         detail_url=detail_url,
-        registered=registered if isinstance(registered, str) else None,
+        # only a date read as one orders the walk (since/until); a kept text is not one
+        registered=registered
+        if isinstance(registered, str) and _ISO_DAY.match(registered)
+        else None,
         data=data,
     )
 

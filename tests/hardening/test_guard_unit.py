@@ -101,11 +101,13 @@ LIST = """<html><body><div id="pageTitle">Perkara</div><table id="tablePerkaraAl
 
 def test_a_bad_list_row_is_that_row_s_error_and_the_page_parses_on() -> None:
     page = parse_list_page(LIST, "https://sipp.pn-x.go.id/list_perkara")
-    assert [r.nomor_perkara for r in page.rows] == ["2/Pid.B/2024/PN X"]
+    assert [r.nomor_perkara for r in page.rows] == ["2/Pid.B/2024/PN X", "3/Pid.B/2024/PN X"]
     assert page.rows[0].detail_url == "https://sipp.pn-x.go.id/show_detil/b"
+    # a date that does not read is kept as shown (with a parse warning), not a row error
+    assert page.rows[1].data["tanggal_register"] == "someday"
+    assert page.rows[1].registered is None
     assert page.row_errors == [
         RowError(1, "list page: a case row has no Nomor Perkara"),
-        RowError(3, "list page: column 'tanggal register' holds 'someday', not a date"),
         RowError(4, "list page: row '4/Pid.B/2024/PN X' has no show_detil link"),
     ]
     assert page.no_data is False
