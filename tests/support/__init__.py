@@ -4,5 +4,6 @@ Never imported by the product. ``paths`` (where the checkout is, how to run its 
 ``waiting`` (waits on observable state, with a deadline), ``harvest_run`` (crawls and commands as
 subprocesses, the settings for crawling the replica), ``scheduler`` (state queries and the mini
 spider's crawls), ``ingest`` (workspaces to ship and the reference ingest API as a subprocess),
-``items`` (parts of made-up cases), ``pages`` (saved pages), ``browser`` (Chromium or skip).
+``items`` (parts of made-up cases), ``pages`` (saved pages, replica page patterns), ``net``
+(a port that refuses connections), ``browser`` (Chromium or skip).
 """
