@@ -7,6 +7,7 @@ import pytest
 from harvest.sipp import ParseError, page_error, parse_detail_page, parse_generic, parse_tab
 from harvest.sipp.detail_page import parse_data_umum
 from harvest.sipp.html import long_text, parse_html
+from harvest.sipp.warnings import ParseWarning, collect_warnings
 
 from .conftest import read_fixture
 
@@ -154,20 +155,59 @@ def test_tab_no_data_messages():
     assert parse_tab("barang_bukti", none_bb) == []
 
 
-def test_tab_without_its_table_is_a_parse_error():
-    with pytest.raises(ParseError, match="tab riwayat_perkara: no table"):
-        parse_tab("riwayat_perkara", "<p>sesuatu yang lain</p>" + CLOSE)
-    with pytest.raises(ParseError, match="tab penetapan"):
-        parse_tab("penetapan", "<div>JUDUL LAIN</div><table><tr><td>a</td></tr></table>")
+def test_tab_without_its_table_is_kept_generically_with_a_warning():
+    """A shape the tab's parser does not know is never an error: generic record + warning."""
+    with collect_warnings() as found:
+        data = parse_tab("riwayat_perkara", "<p>sesuatu yang lain</p>" + CLOSE)
+    assert data == {"generic": True, "blocks": [{"text": "sesuatu yang lain"}]}
+    assert found == [ParseWarning("tab:riwayat_perkara", "riwayat_perkara", "page")]
+    with collect_warnings() as found:
+        data = parse_tab("penetapan", "<div>JUDUL LAIN</div><table><tr><td>a</td></tr></table>")
+    assert data == {"generic": True, "blocks": [{"text": "JUDUL LAIN"}, {"rows": [["a"]]}]}
+    assert found == [ParseWarning("tab:penetapan", "penetapan", "page")]
 
 
-def test_tab_bad_date_names_the_tab_and_value():
+def test_tab_bad_date_keeps_the_fragment_generically_with_a_warning():
     html = read_fixture("replica/cases/pn-pidana/tab-riwayat_perkara.html")
     broken = html.replace(" Mei ", " Mai ", 1).replace(" Agu. ", " Agx. ", 1)
     if broken == html:  # pragma: no cover - depends on the seeded dates
         pytest.skip("no Mei/Agu. date in this fixture")
-    with pytest.raises(ParseError, match="riwayat_perkara Tanggal"):
-        parse_tab("riwayat_perkara", broken)
+    with collect_warnings() as found:
+        data = parse_tab("riwayat_perkara", broken)
+    assert data == parse_generic(broken)
+    assert any(
+        " Mai " in c or " Agx. " in c for b in data["blocks"] for r in b.get("rows", []) for c in r
+    )
+    assert found == [ParseWarning("tab:riwayat_perkara", "riwayat_perkara", "page")]
+
+
+def test_unknown_slug_warns_and_known_parser_finding_nothing_falls_back():
+    with collect_warnings() as found:
+        parse_tab("intervensi", "<table><tr><td>No</td></tr><tr><td>1</td></tr></table>")
+    assert found == [ParseWarning("tab:intervensi", "intervensi", "page")]
+    # an appeal page whose label rows the parser does not know at all -> never {}
+    html = (
+        '<table id="infoPerkara"><tr><td colspan="2">DATA PARA PIHAK</td></tr></table>'
+        "<table><tr><td>Pihak</td><td>Nama</td></tr><tr><td>Pembanding</td><td>ANI</td></tr>"
+        "</table>"
+    )
+    with collect_warnings() as found:
+        data = parse_tab("banding", html)
+    assert data == {
+        "generic": True,
+        "blocks": [
+            {"rows": [["DATA PARA PIHAK"]]},
+            {"rows": [["Pihak", "Nama"], ["Pembanding", "ANI"]]},
+        ],
+    }
+    assert found == [ParseWarning("tab:banding", "banding", "page")]
+    # a no-data page and a header-only table are no data: the typed empty value, no warning
+    empty = '<div class="cssTable" align="center"><b>DATA TIDAK DITEMUKAN</b></div>' + CLOSE
+    header_only = "<table><tr><th>No</th><th>Tanggal</th><th>Tahapan</th></tr></table>"
+    with collect_warnings() as found:
+        assert parse_tab("banding", empty) == {}
+        assert parse_tab("riwayat_perkara", header_only) == []
+    assert found == []
 
 
 def test_penetapan_with_unassigned_blocks():
