@@ -1,6 +1,7 @@
 """The ``sipp`` spider: routing only. List pages -> each case's detail -> each of its tabs.
 
-Parsing lives in :mod:`harvest.sipp` (pure functions), page validation in
+Parsing lives in :mod:`harvest.sipp` (pure functions; their parse warnings are counted and
+recorded through :mod:`harvest.parse_report`), page validation in
 :mod:`harvest.validation`, sessions in :mod:`harvest.sessions`, request state in
 :mod:`extensions`. Every request carries the logical key and group of DESIGN.md.
 """
@@ -19,6 +20,7 @@ from scrapy.http import Response
 
 from harvest import identity
 from harvest.items import CASE_PART, CasePart, tab_part
+from harvest.parse_report import parsed
 from harvest.sessions import META_FULL_PAGE, META_NEEDS_WARM, META_WARMUP_URL
 from harvest.sipp import ListRow, parse_detail_page, parse_list_page, parse_tab
 from harvest.sipp import case_part_data as build_case_part_data
@@ -85,7 +87,7 @@ class SippSpider(Spider):
 
     def parse_menu(self, response: Response) -> Iterator[Request]:
         raise_for_page_error(response)
-        page = parse_list_page(response.text, response.url)
+        page = parsed(self, response, lambda: parse_list_page(response.text, response.url))
         wanted = self.args.listing.casefold()
         for entry in page.menu:
             if entry.label.strip().casefold() == wanted:
@@ -97,7 +99,7 @@ class SippSpider(Spider):
 
     def parse_list(self, response: Response) -> Iterator[Request]:
         raise_for_page_error(response)
-        page = parse_list_page(response.text, response.url)
+        page = parsed(self, response, lambda: parse_list_page(response.text, response.url))
         number: int = response.meta["sipp_page"]
         stop = False
         for offset, row in enumerate(page.rows):
@@ -129,7 +131,7 @@ class SippSpider(Spider):
 
     def parse_case(self, response: Response) -> Iterator[CasePart | Request]:
         raise_for_page_error(response)
-        detail = parse_detail_page(response.text, response.url)
+        detail = parsed(self, response, lambda: parse_detail_page(response.text, response.url))
         row_fields = response.meta.get("sipp_row")
         row = ListRow(**row_fields) if row_fields else None
         raw_number: str = response.meta["sipp_case_raw"]
@@ -150,11 +152,12 @@ class SippSpider(Spider):
     def parse_tab(self, response: Response) -> Iterator[CasePart]:
         raise_for_page_error(response)
         slug: str = response.meta["sipp_tab"]
+        data = parsed(self, response, lambda: parse_tab(slug, response.text))
         yield CasePart(
             court=self.court_id,
             nomor_perkara=response.meta["sipp_case_raw"],
             part=tab_part(slug),
-            data=parse_tab(slug, response.text),
+            data=data,
             url=response.url,
             fetched_at=_now(),
         )
