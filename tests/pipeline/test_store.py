@@ -83,7 +83,9 @@ def test_changed_content_is_updated_with_a_new_hash_and_times_kept(store: ItemSt
     assert second.part_hash == sha256_of(after)
     assert second.data == after
     assert doc_after["content_hash"] != doc_before["content_hash"]
-    assert doc_after["content_hash"] == sha256_of({"complete": True, "case": after, "tabs": {}})
+    assert doc_after["content_hash"] == sha256_of(
+        {"schema_version": 2, "complete": True, "case": after, "tabs": {}}
+    )
     assert second.first_seen == first.first_seen
     assert second.last_changed > first.last_changed
     assert store.count_parts() == 1
@@ -235,8 +237,14 @@ def test_tabs_before_their_case_part_make_a_partial_document_with_case_null(
         "dedupe_key": KEY,
         "source_type": f"sipp.{COURT}",
         "source_id": NUMBER,
+        "schema_version": 2,
         "content_hash": sha256_of(
-            {"complete": False, "case": None, "tabs": {"pihak": [{"nama": "A"}]}}
+            {
+                "schema_version": 2,
+                "complete": False,
+                "case": None,
+                "tabs": {"pihak": [{"nama": "A"}]},
+            }
         ),
         "complete": False,
         "case": None,
@@ -264,8 +272,14 @@ def test_merged_document_is_exactly_the_design_document(store: ItemStore) -> Non
         "dedupe_key": "sipp.pa-jakartaselatan:1234/Pdt.G/2024/PA.JS",
         "source_type": "sipp.pa-jakartaselatan",
         "source_id": "1234/Pdt.G/2024/PA.JS",
+        "schema_version": 2,
         "content_hash": sha256_of(
-            {"complete": True, "case": case, "tabs": {"pihak": pihak, "riwayat_perkara": riwayat}}
+            {
+                "schema_version": 2,
+                "complete": True,
+                "case": case,
+                "tabs": {"pihak": pihak, "riwayat_perkara": riwayat},
+            }
         ),
         "complete": True,
         "case": case,
