@@ -1,0 +1,475 @@
+"""Text coverage: every visible text of a page is in the data parsed from it, or is boilerplate.
+
+``dropped_texts(page, html, data)`` returns the visible texts of ``html`` that are neither
+found in ``data`` (the parser's output for that page) nor known boilerplate. How a text counts
+as found, in order:
+
+1. its visible text nodes are taken in document order (no ``script``, ``style``, ``head``,
+   ``title``, comments), whitespace collapsed; a node that is only punctuation (``:``, ``-``,
+   ``/``, ``(``, ``)``, ...) is no text;
+2. a node equal to a string of the data (every string value, every line of a multi-line long
+   text, every integer as decimal), or, if it has :data:`SUBSTRING_MIN` characters or more,
+   found in one between word boundaries (a piece of a long text cut by inline markup), is
+   found;
+3. a node that reads as a date (``Rabu, 29 Mei 2024``, ``29/05/2024``), an amount
+   (``Rp. 1.234.000``) or a number of days (``21 Hari``) the parsers' own normalisers accept,
+   whose normalised form (``2024-05-29``, ``1234000``, ``21``) is a string or number of the
+   data, is found; ``Ya``/``Tidak`` is found when the data hold a boolean;
+4. a node made of found strings, boilerplate and punctuation (``Hakim Ketua : BUDI``) is
+   found: the page's chrome patterns (:data:`_CUT_PATTERNS`), then the data strings and
+   boilerplate phrases (longest first, between word boundaries) are cut out of it;
+5. a node on the allow-list of its page kind (:data:`BOILERPLATE`: labels, headings, column
+   names, no-data messages, menu/navigation/footer text), compared case-insensitively, or
+   matching one of its patterns (:data:`BOILERPLATE_PATTERNS`: row numbers, page counters),
+   is boilerplate.
+
+What is left is dropped: a text the page shows that the item does not hold.
+
+The allow-list is here and only here. It holds words a page prints *around* data, never data:
+a label is boilerplate because the parser stores the row's value under a key named after it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import lxml.etree
+import lxml.html
+
+from harvest.sipp.normalise import clean_text, parse_date, parse_money, parse_yes_no
+
+_SKIP = frozenset({"script", "style", "head", "title", "noscript", "template"})
+_PUNCT = re.compile(r"[\s:;,.\-/()\[\]|*#=+_'\"<>!?&%@~`^{}\\…«»]*")
+#: ``N Hari`` (a number of days, SIPP's only unit): the parsers store ``N``.
+_DAYS = re.compile(r"(\d+) Hari", re.IGNORECASE)
+
+#: Words printed around data on every page: page chrome (header.php, footer.php, the menu of
+#: case flows), navigation, and the no-data messages of the tabs.
+_COMMON = """
+SIPP | Sistem Informasi Penelusuran Perkara | Beranda | Home | Kembali | Laporan | Statistik |
+Jadwal Sidang | Pencarian Perkara | Informasi | Perkara | Data Perkara | Kontak | Login |
+Perdata | Perdata Gugatan | Perdata Gugatan Sederhana | Perdata Gugatan Bantahan |
+Perdata Permohonan | Pidana | Pidana Biasa | Pidana Singkat | Pidana Cepat | Pidana Anak |
+Perkara Lalu Lintas | Praperadilan | Jinayat | Jinayat Anak | Praperadilan Jinayat |
+Register Perkara Jinayat | Register Perkara Jinayat Anak | Pidana Militer | Perdata Agama |
+Tata Usaha Negara | Gugatan | Permohonan | Fiktif Positif | Perlawanan | Militer |
+Data Tidak Ditemukan | Belum Ditetapkan | Tidak Ada Data | Belum Ada Data |
+Tidak Ada Pencatatan Register Barang Bukti
+"""
+#: Patterns (full match of a text node) printed on every page: the court's name in the header
+#: (the court is the crawl's court id in the item), the footer, paging and row numbers.
+_COMMON_PATTERNS = (
+    r"PENGADILAN (NEGERI|AGAMA|TATA USAHA NEGARA|TINGGI|MILITER|MAHKAMAH)\b[\w .,()\-/]*",
+    r"MAHKAMAH SYAR'?IYAH\b[\w .,()\-/]*",
+    r"Hak Cipta © Mahkamah Agung Republik Indonesia( \d{4})?",
+    r"SIPP( Lokal)? Versi [\w.]+",
+    r"\d{1,4}\.?",  # a row number (No column: the list order is the row order) or page link
+)
+
+#: Page kind (``list``, ``detail``, ``tab:<slug>``; slug = the ``show_<slug>`` route) -> the
+#: labels, block headings and column names the page's template prints around its data
+#: (application/views/...: perkara_list/perkara_list.php, detil_perkara/detil_perkara.php +
+#: perkara_tab/data_umum.php, perkara_tab/<template>.php). Compared case-insensitively, with a
+#: trailing ``:`` ignored.
+_PAGES = {
+    "list": """
+        No | Nomor Perkara | Nomor Seri Tilang / No Pembayaran | Tanda Nomor Kendaraan Bermotor |
+        Pelanggar | Tanggal Sidang | Ruang Sidang | Putusan | Link | Tanggal Register |
+        Klasifikasi Perkara | Para Pihak | Status Perkara | Lama Proses | detil | Next | Prev |
+        First | Last | Pembaharuan Data | Total | Perkara | tanggal gagal dimuat | Cari |
+        DATA SELURUH PERKARA | DAFTAR PERKARA
+    """,
+    "detail": """
+        INFORMASI DETAIL PERKARA | Detail Perkara | Nomor Perkara | Status Perkara | Data Umum |
+        Tanggal Pendaftaran | Klasifikasi Perkara | Tanggal Surat | Nomor Surat |
+        Tanggal Surat Pelimpahan | Nomor Surat Pelimpahan | Tanggal Penindakan | Ditindak Oleh |
+        Jenis Surat Tilang | Nomor Seri Surat Tilang | Nomor Pembayaran | Jenis Kendaraan |
+        Tanda Nomor Kendaraan Bermotor | Bukti | Berkas Dari | Tanggal Kejadian |
+        Tempat Kejadian | Nomor Surat Dakwaan | Pasal Dakwaan | Tanggal Skeppera |
+        Penyidik Militer | Nomor Skeppera | Nomor BAP Penyidik Militer | Pejabat Skeppera |
+        Tanggal BAP Penyidik | Tanggal Surat Dakwaan | Anak Korban | Nilai Sengketa(Rp) |
+        Nilai Sengketa (Rp) | Pihak Dipublikasikan | Prodeo | Dakwaan | Petitum | Nama |
+        Nama Pihak | Alamat | Penahanan | Kuasa Hukum
+    """,
+    "tab:riwayat_perkara": "No | Tanggal | Tahapan | Proses",
+    "tab:jadwal_sidang": "No | Tanggal Sidang | Jam | Agenda | Ruangan | Alasan Ditunda",
+    "tab:penetapan": """
+        PENETAPAN HAKIM | Tanggal Penetapan | Nama Hakim/Majelis Hakim | Posisi | Aktif |
+        PENETAPAN PANITERA PENGGANTI | Nama Panitera Pengganti | PENETAPAN JURUSITA PENGGANTI |
+        Nama Jurusita Pengganti | PENETAPAN SIDANG PERTAMA | Tanggal Sidang Pertama
+    """,
+    "tab:saksi": "No | Nama",
+    "tab:mediasi": """
+        Data Penetapan | Tgl. Penetapan Mediator | No. Penetapan Mediator | Data Mediator | No |
+        Nama | Status Mediator | Tgl. Mulai Mediasi | Tgl. Hasil Mediasi | Hasil Mediasi
+    """,
+    "tab:mediasi_luar": """
+        Tgl. Kesepakatan Perdamaian | Data Mediator | No | Nama | Status Mediator
+    """,
+    "tab:penuntutan": "Tanggal Tuntutan | Isi Tuntutan",
+    "tab:putusan": """
+        Tanggal Putusan | Tanggal Penetapan | Status Putusan | No | Nama | Putusan |
+        Nilai Ganti Kerugian (Rp.) | Tanggal Penetapan Hakim Pengawas |
+        Nomor Penetapan Hakim Pengawas | Hakim Pengawas | Kurator |
+        Tanggal pengumuman dalam Berita Negara RI | Tanggal dimuat dalam Surat Kabar |
+        Nama Surat Kabar | Pemberitahuan Putusan | Pemberitahuan Penetapan | Status |
+        Tanggal Pemberitahuan Putusan | Menerima Putusan | Kirim Salinan Putusan |
+        Kirim Salinan Penetapan | Kirim Salinan Putusan Kepada Penyidik |
+        Kirim Salinan Penetapan Kepada Penyidik | Tanggal Minutasi | Keterangan |
+        Putusan Verstek | Sumber Hukum | Amar Putusan | Petikan Penetapan | Amar Penetapan
+    """,
+    "tab:putusan_sela": """
+        Tanggal Putusan Sela | Amar Putusan Sela | Tanggal Media Berita | Nama Media Berita |
+        Tanggal Penetapan Hakim Pengawas | Tanggal Surat Kabar | Nama Surat Kabar |
+        Hakim Pengawas | Pengurus Nama | Tanggal Perpanjangan | Perpanjangan |
+        Tanggal Penetapan Sita Jaminan | Tanggal Pelaksanaan Sita Jaminan |
+        Pemberitahuan Putusan Sela Kepada | Pemberitahuan Putusan Sela Kepada Pihak
+    """,
+    "tab:banding": """
+        DATA PARA PIHAK | No | Status | Nama | Diwakili | Diwakili Oleh | DATA PEMOHON BANDING |
+        Tanggal Permohonan | Tanggal Permohonan Banding | Pemohon Banding | Keterangan |
+        DATA MEDIASI |
+        Tanggal Kesepakatan Perdamaian | Tanggal Pengajuan Kesepakatan Perdamaian |
+        Data Mediator | Status Mediator | Tanggal Pengiriman Hasil Kesepakatan ke Tingkat Banding |
+        TANGGAL PEMBERITAHUAN PERMOHONAN BANDING | Tanggal | TANGGAL PENERIMAAN MEMORI BANDING |
+        TANGGAL PENYERAHAN MEMORI BANDING | TANGGAL PENERIMAAN KONTRA MEMORI BANDING |
+        TANGGAL PENYERAHAN KONTRA MEMORI BANDING | TANGGAL PEMBERITAHUAN INZAGE |
+        TANGGAL PENGIRIMAN BERKAS BANDING | Tanggal Pengiriman Berkas Banding |
+        Nomor Surat Pengiriman Berkas Banding | PUTUSAN BANDING | Tanggal Putusan Banding |
+        Nomor Putusan Banding | Amar Putusan Banding | Majelis Hakim Banding |
+        Panitera Pengganti Banding | Tanggal Penerimaan Kembali Berkas Banding |
+        Tanggal Pengarsipan Banding | TANGGAL PEMBERITAHUAN PUTUSAN BANDING
+    """,
+    "tab:kasasi": """
+        DATA PARA PIHAK | No | Status | Nama | Diwakili | Diwakili Oleh | DATA PEMOHON KASASI |
+        Tanggal Permohonan | Tanggal Permohonan Kasasi | Pemohon Kasasi | Keterangan |
+        DATA MEDIASI |
+        Tanggal Kesepakatan Perdamaian | Tanggal Pengajuan Kesepakatan Perdamaian |
+        Data Mediator | Status Mediator | Tanggal Pengiriman Hasil Kesepakatan ke MA |
+        TANGGAL PEMBERITAHUAN PERMOHONAN KASASI | Tanggal | TANGGAL PENERIMAAN MEMORI KASASI |
+        TANGGAL PENYERAHAN MEMORI KASASI | TANGGAL PENERIMAAN KONTRA MEMORI KASASI |
+        TANGGAL PENYERAHAN KONTRA MEMORI KASASI | TANGGAL PEMBERITAHUAN INZAGE |
+        TANGGAL PENGIRIMAN BERKAS KASASI | Tanggal Pengiriman Berkas Kasasi |
+        Nomor Surat Pengiriman Berkas Kasasi | PUTUSAN KASASI | Tanggal Putusan Kasasi |
+        Nomor Putusan Kasasi | Amar Putusan Kasasi | Majelis Hakim Kasasi |
+        Panitera Pengganti Kasasi | Tanggal Penerimaan Kembali Berkas Kasasi |
+        Tanggal Pengarsipan Kasasi | TANGGAL PEMBERITAHUAN PUTUSAN KASASI
+    """,
+    "tab:pk": """
+        DATA PARA PIHAK | No | Status | Nama | DATA PERMOHONAN PK | Tanggal Permohonan |
+        Pemohon PK | Keterangan | DATA MEDIASI | Tanggal Kesepakatan Perdamaian |
+        Tanggal Pengajuan Kesepakatan Perdamaian | Data Mediator | Status Mediator |
+        Tanggal Pengiriman Hasil Kesepakatan ke MA | TANGGAL PEMBERITAHUAN PERMOHONAN PK |
+        Tanggal | TANGGAL PENERIMAAN MEMORI PK | TANGGAL PENYERAHAN MEMORI PK |
+        TANGGAL PENERIMAAN KONTRA MEMORI PK | TANGGAL PENYERAHAN KONTRA MEMORI PK |
+        TANGGAL PENGIRIMAN BERKAS PK | Tanggal Pengiriman Berkas PK |
+        Nomor Surat Pengiriman Berkas PK | PUTUSAN PK | Tanggal Putusan PK | Nomor Putusan PK |
+        Amar Putusan PK | Majelis Hakim PK | Panitera Pengganti PK | Tanggal Pengarsipan PK |
+        TANGGAL PEMBERITAHUAN PUTUSAN PK
+    """,
+    "tab:grasi": """
+        Nomor Perkara PN | Putusan PN | Nomor Perkara Banding | Putusan Banding |
+        Nomor Perkara Kasasi | Putusan Kasasi | Nomor Perkara PK | Putusan PK |
+        Permohonan Grasi | Permohonan Penundaan Pidana | Nama Terdakwa | Nama Pemohon |
+        Pekerjaan Pemohon | Alamat Pemohon | Pemberitahuan Putusan Tetap |
+        Menjalani Pidana Pengganti | Terpidana Dalam Tahanan | Denda Dibayar | Barang Rampasan |
+        Tanggal Pertimbangan Mahkamah Agung | Isi Pertimbangan Mahkamah Agung |
+        Pengiriman Berkas Grasi ke Kejaksaan negeri |
+        Nomor Surat Pengiriman Berkas Grasi ke Kejaksaan Negeri | Pengiriman Berkas Grasi ke MA |
+        Nomor Surat Pengiriman Berkas Grasi ke MA | Pengiriman Pertimbangan Hakim Grasi |
+        Tanggal Putusan Presiden | Nomor Putusan Presiden | Isi Keputusan Presiden |
+        Tanggal Penerimaan Kembali Berkas Grasi |
+        Pemberitahuan Putusan Grasi Kepada Pemohon dan Jaksa |
+        Penerimaan Tembusan Berita Acara Pelaksanaan Putusan Dari Penuntut Umum | Keterangan
+    """,
+    "tab:eksekusi": """
+        DAFTAR PUTUSAN BERKEKUATAN HUKUM TETAP | Nomor Perkara PN | Tanggal Putusan PN |
+        Nomor Perkara Banding | Tanggal Putusan Banding | Nomor Perkara Kasasi |
+        Tanggal Putusan Kasasi | Nomor Perkara Peninjauan Kembali |
+        Tanggal Putusan Peninjauan Kembali | DATA PERMOHONAN EKSEKUSI | Tanggal Permohonan |
+        Pemohon Eksekusi | Pihak Yang dimohonkan Eksekusi | STATUS PARA PIHAK | No. | Nama |
+        Status | Nomor Perkara Yang Dieksekusi | Amar Putusan Yang Diesekusi |
+        Tanggal diterima permohonan | Panggilan Para Pihak | Penetapan Ketua
+    """,
+    "tab:biaya_perkara": """
+        No | Tanggal Transaksi | Uraian | Pemasukan | Pengeluaran | Sisa | Keterangan | Total |
+        Biaya Proses | Biaya Proses Tingkat Pertama | Biaya Banding | Biaya Kasasi |
+        Biaya Peninjauan Kembali | Biaya Eksekusi
+    """,
+    "tab:barang_bukti": """
+        Tanggal Penerimaan | Jenis dan Uraian lengkap Barang Bukti | Tempat Penyimpanan |
+        Tempat Penyerahan | Nama Penerima | Tgl Penyerahan Barang Bukti | Catatan
+    """,
+    "tab:diversi": """
+        Pembimbing Kemasyarakatan | Tanggal Penetapan Musyawarah Diversi |
+        Tanggal Musyawarah Diversi | Kesepakatan Pelaksanaan Musyawarah Diversi |
+        Tanggal Hasil Musyawarah Diversi | Hasil Diversi |
+        Tanggal Laporan Hakim Fasilitator Kepada Ketua Pengadilan Negeri |
+        Nomor Penetapan Kesepakatan Diversi | Tanggal Penetapan Kesepakatan Diversi |
+        Tanggal Mulai Pelaksanaan Kesepakatan Diversi | Status Pelaksanaan Kesepakatan Diversi |
+        Tgl. Laporan Pembimbing Kemasyarakatan Kepada Ketua Pengadilan Negeri |
+        No. Laporan Pembimbing Kemasyarakatan Kepada Ketua Pengadilan Negeri
+    """,
+    "tab:intervensi": """
+        PIHAK INTERVENSI | Nama Pemohon | Jenis Intervensi | Tergabung Ke Pihak |
+        Tanggal Intervensi | Isi Petitum
+    """,
+    "tab:verzet": """
+        DATA PERMOHONAN | Nomor Perkara | Tanggal Pendaftaran | Tanggal Berkekuatan Hukum Tetap |
+        DATA PENETAPAN | Tanggal Penetapan Majelis | Majelis Hakim |
+        Tanggal Penetapan Panitera Pengganti | Panitera Pengganti | Tanggal Penetapan Jurusita |
+        Jurusita | Tanggal Penetapan Sidang Verzet | Tanggal Sidang Pertama Verzet |
+        DATA MEDIASI | Tgl. Penetapan Mediator | No. Penetapan Mediator | Data Mediator | No |
+        Nama | Status Mediator | Tgl. Mulai Mediasi | Tgl. Hasil Mediasi | Hasil Mediasi |
+        DATA PUTUSAN | Putusan | Putusan Verstek | Sumber Hukum | Status Putusan | Amar Putusan |
+        DATA PEMBERITAHUAN | Pemberitahuan Putusan
+    """,
+    "tab:rekonvensi": "Tanggal Pendaftaran | Para Pihak | Isi Petitum",
+    "tab:dismissal": """
+        Data Panggilan Dismissal | Jadwal Panggilan Dismissal | No | Tanggal Panggilan |
+        Status Kehadiran | Data Penetapan Dismissal | Tanggal Penetapan | Penetapan Dismissal |
+        Pertimbangan Hukum dan Amar | Pemberitahuan Putusan | Status | Nama |
+        Tanggal Pemberitahuan Putusan | Data Pemberitahuan Penetapan Dismissal |
+        Pemberitahuan Kepada Penggugat | Pemberitahuan Kepada Tergugat
+    """,
+    "tab:penetapan_gugur": """
+        Tanggal Penetapan | Amar Penetapan | Pemberitahuan Putusan | Status | Nama |
+        Tanggal Pemberitahuan Putusan
+    """,
+    "tab:keberatan": """
+        DATA PARA PIHAK | Tanggal Permohonan | Para Pihak | DATA PROSES KEBERATAN |
+        Tanggal Penerimaan Memory | Tanggal Penyerahan Memory | Tanggal Penerimaan Kontra Memory |
+        Tanggal Penyerahan Kontra Memory | DATA MEJELIS HAKIM | Tanggal Penetapan Hakim |
+        Majelis Hakim | DATA PANITERA PENGGANTI | Tanggal Penetapan Panitera Pengganti |
+        Panitera Pengganti | DATA JURUSITA | Tanggal Penetapan Jurusita | Jurusita |
+        DATA PUTUSAN | Tanggal Putusan | Status Putusan | Amar Putusan | DATA PEMBERITAHUAN |
+        Tanggal Pemberitahuan Pemohon | Tanggal Pemberitahuan Termohon
+    """,
+    "tab:ikrar_talak": """
+        Data Permohonan Verzet | Tanggal Putusan Tingkat Pertama |
+        Tanggal Berkekuatan Hukum Tetap | Data Penetapan | Tanggal Penetapan Majelis |
+        Majelis Hakim | Tanggal Penetapan Panitera Pengganti | Panitera Pengganti |
+        Tanggal Penetapan Jurusita | Jurusita | Tanggal Penetapan Sidang Ikrar Talak |
+        Tanggal Sidang Pertama Ikrar Talak | Tanggal Ikrar | Status Penetapan Ikrar |
+        Amar Penetapan Ikrar Talak
+    """,
+    "tab:perbaikan_gugatan": """
+        Tanggal Saran Perbaikan Gugatan | Saran Perbaikan | Perbaikan/Dinyatakan Lengkap |
+        Tanggal Perbaikan/Dinyatakan Lengkap | Petitum
+    """,
+    "tab:pen_persiapan": """
+        Tanggal Penetapan Pemeriksaan Pendahuluan | Tanggal Pemeriksaan Persiapan |
+        Posita dan Petitum
+    """,
+    "tab:laporan_pengurus": "No | Nomor Laporan | Tanggal Laporan | Deskripsi",
+    "tab:pembatalan_perdamaian": """
+        No | Nomor Perkara | Tanggal Register | Klasifikasi Perkara | Status Perkara
+    """,
+    "tab:rencana_perdamaian": """
+        JADWAL DAN HASIL RAPAT | No | Tanggal Rapat | Jam Rapat | Agenda / Alasan Ditunda |
+        Tempat Rapat | PEMBETULAN BERITA ACARA RAPAT PEMUNGUTAN SUARA | Nomor Perkara |
+        Tanggal Register | Klasifikasi Perkara | Status Perkara | HASIL PEMUNGUTAN SUARA |
+        Tanggal Pemungutan Suara | Amar Hasil Pemungutan Suara | Hasil Pemungutan Suara
+    """,
+    "tab:pkpu_sementara": """
+        PUTUSAN PKPU SEMENTARA | Tanggal Putusan | Amar Putusan |
+        Pemberitahuan Putusan Kepada Pemohon | Pemberitahuan Putusan Kepada Termohon |
+        PENUNJUKAN HAKIM PENGAWAS | Tanggal Penunjukan | Nomor Penunjukan | Nama Hakim | Aktif |
+        PENUNJUKAN PENGURUS | Nomor Surat/ Putusan Penunjukan | Nama Pengurus | PUBLISITAS |
+        PENETAPAN PUBLISITAS | No | Tanggal | Isi Penetapan | LAPORAN PUBLISITAS |
+        Tanggal Publisitas | Media | RAPAT KREDITOR PERTAMA | JADWAL DAN HASIL RAPAT |
+        Tanggal Rapat | Jam | Agenda/Alasan Ditunda | Tempat Rapat | TINDAKAN HAKIM PENGAWAS |
+        Jenis Permohonan | Detil Permohonan | Detil Surat / Penetapan Hakim Pengawas |
+        RAPAT KREDITOR LANJUTAN | PENCOCOKAN PIUTANG DAN VERIFIKASI | BANTAHAN TAGIHAN |
+        Tanggal Pengajuan Bantahan | Pemohon | Hasil Bantahan
+    """,
+    "tab:pkpu_tetap": """
+        PENGAMBILAN SUARA | No | Tanggal Rapat | Jam | Agenda/Alasan Ditunda | Tempat Rapat |
+        PUTUSAN PKPU TETAP | PUTUSAN PKPU TETAP PERTAMA | Tanggal Putusan | Amar Putusan |
+        Pemberitahuan Putusan Kepada Pemohon | Pemberitahuan Putusan Kepada Termohon |
+        PUTUSAN PKPU TETAP LANJUTAN
+    """,
+}
+#: Patterns (full match) of a page kind's labels that carry a variable part.
+_PAGE_PATTERNS: dict[str, tuple[str, ...]] = {
+    "list": (
+        # the court database's last sync time, and the list's total (checked as data)
+        r"Pembaharuan Data\s*:?\s*(\d{1,2} \w{3,9} \d{4}( \d{2}:\d{2}(:\d{2})?)?)?",
+    ),
+    "tab:putusan": (r"Kirim Salinan (Putusan|Penetapan)( Kepada \w+)?",),
+    "tab:putusan_sela": (r"Pemberitahuan Putusan Sela Kepada [\w ]+",),
+    "tab:verzet": (r"Tanggal Pemberitahuan Putusan [\w ]*Kepada (Penggugat|Tergugat)",),
+}
+
+#: Patterns cut out of a text node (anywhere in it) before the rest is checked (rule 4): page
+#: chrome printed in one text node with data.
+_CUT_PATTERNS: dict[str, tuple[str, ...]] = {
+    # the court database's last sync time before the list's total (the total is data)
+    "list": (r"Pembaharuan Data\s*:\s*\d{1,2} \w{3,9} \d{4}( \d{2}:\d{2}(:\d{2})?)?",),
+}
+
+#: Page kind -> labels, headings and column names it prints around its data (lower case).
+BOILERPLATE: dict[str, frozenset[str]] = {}
+#: Page kind -> patterns (full match, case-insensitive) of boilerplate texts.
+BOILERPLATE_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {}
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(" ".join(w.split()).lower() for w in text.split("|") if w.strip())
+
+
+for _page, _text in {**_PAGES, "tab:*": ""}.items():
+    BOILERPLATE[_page] = _words(_COMMON) | _words(_text)
+    BOILERPLATE_PATTERNS[_page] = tuple(
+        re.compile(p, re.IGNORECASE) for p in (*_COMMON_PATTERNS, *_PAGE_PATTERNS.get(_page, ()))
+    )
+
+#: A text node this long (or longer) is found inside a data string too (a piece of a long text
+#: split by inline markup); a shorter one must equal a data string.
+SUBSTRING_MIN = 8
+
+
+def allowed_words(page: str) -> frozenset[str]:
+    """The boilerplate words of a page kind (a tab without a list: the common words only)."""
+    return BOILERPLATE.get(page, BOILERPLATE["tab:*"])
+
+
+def allowed_patterns(page: str) -> tuple[re.Pattern[str], ...]:
+    return BOILERPLATE_PATTERNS.get(page, BOILERPLATE_PATTERNS["tab:*"])
+
+
+# ------------------------------------------------------------------------------ the texts
+
+
+def visible_texts(html: str) -> list[str]:
+    """The page's visible text nodes in document order, whitespace collapsed, non-empty."""
+    doc = lxml.html.document_fromstring(html)
+    out: list[str] = []
+
+    def add(text: str | None) -> None:
+        cleaned = clean_text(text)
+        if cleaned and not _PUNCT.fullmatch(cleaned):
+            out.append(cleaned)
+
+    def walk(el: Any) -> None:
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if tag.lower() not in _SKIP and not isinstance(el, lxml.etree._Comment) and tag:
+            add(el.text)
+            for child in el:
+                walk(child)
+        add(el.tail)
+
+    root = doc
+    walk(root)
+    return out
+
+
+def data_strings(data: Any) -> Iterator[str]:
+    """Every string in ``data`` (values only; object keys are field names), every line of a
+    multi-line string, every number as decimal; whitespace collapsed."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int | float):
+            yield str(value)
+        elif isinstance(value, str):
+            cleaned = clean_text(value)
+            if cleaned:
+                yield cleaned
+            if "\n" in value:
+                for line in value.split("\n"):
+                    line = clean_text(line)
+                    if line:
+                        yield line
+
+
+def _has_bool(data: Any) -> bool:
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, bool):
+            return True
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+    return False
+
+
+class Coverage:
+    """The data of one page, ready to answer "is this text in it?"."""
+
+    def __init__(self, data: Any, page: str) -> None:
+        strings = set(data_strings(data))
+        self.exact = {s.lower() for s in strings}
+        self.haystack = "\x00".join(sorted(s.lower() for s in strings))
+        self.has_bool = _has_bool(data)
+        self.page = page
+        self.words = allowed_words(page)
+        self.patterns = allowed_patterns(page)
+        # cut longest first, so "Hakim Ketua" goes before "Hakim"
+        cuttable = set(self.exact) | set(self.words)
+        self.cuts = sorted(cuttable, key=len, reverse=True)
+        self.cut_patterns = [re.compile(p, re.IGNORECASE) for p in _CUT_PATTERNS.get(page, ())]
+
+    def in_data(self, text: str) -> bool:
+        low = text.lower()
+        if low in self.exact:
+            return True
+        if len(low) >= SUBSTRING_MIN and re.search(
+            r"(?<!\w)" + re.escape(low) + r"(?!\w)", self.haystack
+        ):
+            return True
+        return self._normalised_in_data(text)
+
+    def _normalised_in_data(self, text: str) -> bool:
+        if (days := _DAYS.fullmatch(text)) and days.group(1) in self.exact:
+            return True
+        for convert in (parse_date, parse_money):
+            try:
+                value = convert(text)
+            except ValueError:
+                continue
+            if value is not None and str(value).lower() in self.exact:
+                return True
+        if self.has_bool:
+            try:
+                if parse_yes_no(text) is not None:
+                    return True
+            except ValueError:
+                pass
+        return False
+
+    def boilerplate(self, text: str) -> bool:
+        low = text.lower().rstrip(" :")
+        return low in self.words or any(p.fullmatch(text) for p in self.patterns)
+
+    def covered(self, text: str) -> bool:
+        if self.in_data(text) or self.boilerplate(text):
+            return True
+        return self._made_of_found_parts(text)
+
+    def _made_of_found_parts(self, text: str) -> bool:
+        rest = text
+        for pattern in self.cut_patterns:
+            rest = pattern.sub(" ", rest)
+        rest = rest.lower()
+        for cut in self.cuts:
+            if cut in rest:
+                rest = re.sub(r"(?<!\w)" + re.escape(cut) + r"(?!\w)", " ", rest)
+        return _PUNCT.fullmatch(rest) is not None
+
+
+def dropped_texts(page: str, html: str, data: Any) -> list[str]:
+    """The visible texts of ``html`` (a ``page``: ``list``, ``detail``, ``tab:<slug>``) that
+    are neither in ``data`` nor boilerplate, in page order."""
+    coverage = Coverage(data, page)
+    return [t for t in visible_texts(html) if not coverage.covered(t)]
