@@ -16,8 +16,9 @@ as found, in order:
    whose normalised form (``2024-05-29``, ``1234000``, ``21``) is a string or number of the
    data, is found; ``Ya``/``Tidak`` is found when the data hold a boolean;
 4. a node made of found strings, boilerplate and punctuation (``Hakim Ketua : BUDI``) is
-   found: the page's chrome patterns (:data:`_CUT_PATTERNS`), then the data strings and
-   boilerplate phrases (longest first, between word boundaries) are cut out of it;
+   found: the page's chrome patterns (:data:`_CUT_PATTERNS`), the dates and amounts whose
+   normal form is data, then the data strings and boilerplate phrases (longest first, between
+   word boundaries) are cut out of it;
 5. a node on the allow-list of its page kind (:data:`BOILERPLATE`: labels, headings, column
    names, no-data messages, menu/navigation/footer text), compared case-insensitively, or
    matching one of its patterns (:data:`BOILERPLATE_PATTERNS`: row numbers, page counters),
@@ -42,6 +43,13 @@ from harvest.sipp.normalise import clean_text, parse_date, parse_money, parse_ye
 
 _SKIP = frozenset({"script", "style", "head", "title", "noscript", "template"})
 _PUNCT = re.compile(r"[\s:;,.\-/()\[\]|*#=+_'\"<>!?&%@~`^{}\\…«»]*")
+#: A date or an amount inside a longer text node (rule 4 cuts it when its normal form is data).
+_DATE_IN_TEXT = re.compile(
+    r"(?:(?:senin|selasa|rabu|kamis|jumat|jum'at|sabtu|minggu),?\s*)?"
+    r"(?:\d{1,2}\s+[a-z]{3,9}\.?\s+\d{4}|\d{1,2}/\d{1,2}/\d{4}|\d{4}-\d{2}-\d{2})",
+    re.IGNORECASE,
+)
+_MONEY_IN_TEXT = re.compile(r"rp\.?\s*-?[\d.]+(?:,\d{1,2})?", re.IGNORECASE)
 #: ``N Hari`` (a number of days, SIPP's only unit): the parsers store ``N``.
 _DAYS = re.compile(r"(\d+) Hari", re.IGNORECASE)
 
@@ -457,10 +465,20 @@ class Coverage:
             return True
         return self._made_of_found_parts(text)
 
+    def _cut_if(self, text: str, convert: Any) -> str:
+        """`` `` when ``text`` normalised by ``convert`` is data, else ``text``."""
+        try:
+            value = convert(text)
+        except ValueError:
+            return text
+        return " " if value is not None and str(value).lower() in self.exact else text
+
     def _made_of_found_parts(self, text: str) -> bool:
         rest = text
         for pattern in self.cut_patterns:
             rest = pattern.sub(" ", rest)
+        rest = _DATE_IN_TEXT.sub(lambda m: self._cut_if(m.group(0), parse_date), rest)
+        rest = _MONEY_IN_TEXT.sub(lambda m: self._cut_if(m.group(0), parse_money), rest)
         rest = rest.lower()
         for cut in self.cuts:
             if cut in rest:
