@@ -58,7 +58,7 @@ PUTUSAN = """<html><head><title>Putusan</title><script>var x = "Skrip";</script>
 </table><!-- komentar --></body></html>"""
 
 
-def test_visible_texts_leave_out_head_script_style_comments_and_punctuation() -> None:
+def test_visible_texts_leave_out_head_script_style_comments_and_run_through_inline_tags() -> None:
     assert visible_texts(PUTUSAN) == [
         "Tanggal Putusan",
         "Rabu, 29 Mei 2024",
@@ -66,9 +66,7 @@ def test_visible_texts_leave_out_head_script_style_comments_and_punctuation() ->
         "Rp. 1.250.000,00",
         "Amar Putusan",
         "MENGADILI:",
-        "Menyatakan terdakwa",
-        "AHMAD SANTOSO",
-        "bersalah;",
+        "Menyatakan terdakwa AHMAD SANTOSO bersalah;",
         "Menerima Putusan",
         "BUDI HARTONO : Rabu, 05 Jun 2024",
     ]

@@ -4,25 +4,27 @@
 found in ``data`` (the parser's output for that page) nor known boilerplate. How a text counts
 as found, in order:
 
-1. its visible text nodes are taken in document order (no ``script``, ``style``, ``head``,
-   ``title``, comments), whitespace collapsed; a node that is only punctuation (``:``, ``-``,
-   ``/``, ``(``, ``)``, ...) is no text;
+1. its visible texts are taken in document order (no ``script``, ``style``, ``head``,
+   ``title``, comments, nor the header's version badge): the text between two breaks (a block
+   element's edge, ``<br>``), inline markup running through, whitespace collapsed; a text
+   that is only punctuation (``:``, ``-``, ``/``, ``(``, ``)``, ...) is no text;
 2. a node equal to a string of the data (every string value, every line of a multi-line long
-   text, every integer as decimal), or, if it has :data:`SUBSTRING_MIN` characters or more,
-   found in one between word boundaries (a piece of a long text cut by inline markup), is
-   found;
+   text, every integer as decimal), or, if it has two words or more and
+   :data:`SUBSTRING_MIN` characters or more, found in one between word boundaries (a piece of
+   a long text cut by inline markup), is found;
 3. a node that reads as a date (``Rabu, 29 Mei 2024``, ``29/05/2024``), an amount
    (``Rp. 1.234.000``) or a number of days (``21 Hari``) the parsers' own normalisers accept,
    whose normalised form (``2024-05-29``, ``1234000``, ``21``) is a string or number of the
-   data, is found; ``Ya``/``Tidak`` is found when the data hold a boolean;
+   data, is found;
 4. a node made of found strings, boilerplate and punctuation (``Hakim Ketua : BUDI``) is
    found: the page's chrome patterns (:data:`_CUT_PATTERNS`), the dates and amounts whose
    normal form is data, then the data strings and boilerplate phrases (longest first, between
    word boundaries) are cut out of it;
 5. a node on the allow-list of its page kind (:data:`BOILERPLATE`: labels, headings, column
    names, no-data messages, menu/navigation/footer text), compared case-insensitively, or
-   matching one of its patterns (:data:`BOILERPLATE_PATTERNS`: row numbers, page counters),
-   is boilerplate.
+   matching one of its patterns (:data:`BOILERPLATE_PATTERNS`: the court name, the footer),
+   is boilerplate; so is a row number, as the whole text of a row's first cell (or anywhere on
+   a list page: its paging links).
 
 What is left is dropped: a text the page shows that the item does not hold.
 
@@ -39,9 +41,17 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
-from harvest.sipp.normalise import clean_text, parse_date, parse_money, parse_yes_no
+from harvest.sipp.normalise import clean_text, parse_date, parse_money
 
 _SKIP = frozenset({"script", "style", "head", "title", "noscript", "template"})
+#: Page chrome told by its class: the SIPP version badge of the header (``<div
+#: class="version_shading"><label>520</label>``).
+_SKIP_CLASSES = frozenset({"version_shading"})
+#: Inline markup: its text runs on with the text around it (everything else is a break).
+_INLINE = frozenset(
+    {"a", "abbr", "b", "big", "cite", "code", "em", "font", "i", "label", "s", "small", "span",
+     "strike", "strong", "sub", "sup", "tt", "u"}
+)  # fmt: skip
 _PUNCT = re.compile(r"[\s:;,.\-/()\[\]|*#=+_'\"<>!?&%@~`^{}\\…«»]*")
 #: A date or an amount inside a longer text node (rule 4 cuts it when its normal form is data).
 _DATE_IN_TEXT = re.compile(
@@ -50,6 +60,9 @@ _DATE_IN_TEXT = re.compile(
     re.IGNORECASE,
 )
 _MONEY_IN_TEXT = re.compile(r"rp\.?\s*-?[\d.]+(?:,\d{1,2})?", re.IGNORECASE)
+#: A number with thousands separators (``3.101``, ``1,500,000``) or zero decimals
+#: (``125000000.00``), as SIPP prints counts and raw amounts: its integer.
+_NUMBER = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*|\d+[.,]0{1,2}")
 #: ``N Hari`` (a number of days, SIPP's only unit): the parsers store ``N``.
 _DAYS = re.compile(r"(\d+) Hari", re.IGNORECASE)
 
@@ -64,7 +77,7 @@ Perkara Lalu Lintas | Praperadilan | Jinayat | Jinayat Anak | Praperadilan Jinay
 Register Perkara Jinayat | Register Perkara Jinayat Anak | Pidana Militer | Perdata Agama |
 Tata Usaha Negara | Gugatan | Permohonan | Fiktif Positif | Perlawanan | Militer |
 Data Tidak Ditemukan | Belum Ditetapkan | Tidak Ada Data | Belum Ada Data |
-Tidak Ada Pencatatan Register Barang Bukti
+Tidak Ada Pencatatan Register Barang Bukti | Belum Diberitahukan | Belum Ada Laporan
 """
 #: Patterns (full match of a text node) printed on every page: the court's name in the header
 #: (the court is the crawl's court id in the item), the footer, paging and row numbers.
@@ -73,8 +86,10 @@ _COMMON_PATTERNS = (
     r"MAHKAMAH SYAR'?IYAH\b[\w .,()\-/]*",
     r"Hak Cipta © Mahkamah Agung Republik Indonesia( \d{4})?",
     r"SIPP( Lokal)? Versi [\w.]+",
-    r"\d{1,4}\.?",  # a row number (No column: the list order is the row order) or page link
 )
+#: A row number: boilerplate only as the whole text of a row's first cell (the ``No`` column;
+#: the list order is the row order), and anywhere on a list page (its paging links).
+_ROW_NUMBER = re.compile(r"\d{1,4}\.?")
 
 #: Page kind (``list``, ``detail``, ``tab:<slug>``; slug = the ``show_<slug>`` route) -> the
 #: labels, block headings and column names the page's template prints around its data
@@ -99,14 +114,15 @@ _PAGES = {
         Penyidik Militer | Nomor Skeppera | Nomor BAP Penyidik Militer | Pejabat Skeppera |
         Tanggal BAP Penyidik | Tanggal Surat Dakwaan | Anak Korban | Nilai Sengketa(Rp) |
         Nilai Sengketa (Rp) | Pihak Dipublikasikan | Prodeo | Dakwaan | Petitum | Nama |
-        Nama Pihak | Alamat | Penahanan | Kuasa Hukum
+        No | Nama Pihak | Alamat | Penahanan | Kuasa Hukum | Pendapat Hukum |
+        Pendapat Ormil & Pappera
     """,
     "tab:riwayat_perkara": "No | Tanggal | Tahapan | Proses",
     "tab:jadwal_sidang": "No | Tanggal Sidang | Jam | Agenda | Ruangan | Alasan Ditunda",
     "tab:penetapan": """
         PENETAPAN HAKIM | Tanggal Penetapan | Nama Hakim/Majelis Hakim | Posisi | Aktif |
         PENETAPAN PANITERA PENGGANTI | Nama Panitera Pengganti | PENETAPAN JURUSITA PENGGANTI |
-        Nama Jurusita Pengganti | PENETAPAN SIDANG PERTAMA | Tanggal Sidang Pertama
+        Nama Jurusita Pengganti | PENETAPAN SIDANG PERTAMA | Tanggal Sidang Pertama | Jenis Acara
     """,
     "tab:saksi": "No | Nama",
     "tab:mediasi": """
@@ -199,10 +215,34 @@ _PAGES = {
         Tanggal Putusan Peninjauan Kembali | DATA PERMOHONAN EKSEKUSI | Tanggal Permohonan |
         Pemohon Eksekusi | Pihak Yang dimohonkan Eksekusi | STATUS PARA PIHAK | No. | Nama |
         Status | Nomor Perkara Yang Dieksekusi | Amar Putusan Yang Diesekusi |
-        Tanggal diterima permohonan | Panggilan Para Pihak | Penetapan Ketua
+        Tanggal diterima permohonan | Panggilan Para Pihak | Penetapan Ketua |
+        Tanggal Surat Ketua Bahwa Objek Sengketa Tidak Mempunyai Kekuatan Hukum Lagi |
+        Putusan Yang Tidak Dapat Dilaksanakan |
+        Tanggal Surat Tergugat Tentang Objek Sengketa Non Executable |
+        Tanggal Panggilan Kepada Para Pihak | Tanggal Upaya Kesepakatan Kompensasi |
+        Tanggal Penetapan Ketua Tentang Kompensasi | Tanggal Upaya Hukum kepada Ketua MA |
+        Tanggal Penetapan Ketua MA Tentang Kompensasi |
+        Jumlah Uang Paksa (Rp) dalam Amar Putusan Hakim |
+        Jumlah Uang Paksa (Rp) dalam Amar Penetapan Ketua |
+        Tanggal Surat Ketua kepada Tergugat tentang Pembayaran Uang Paksa |
+        Tanggal Surat Peringatan | Sanksi Administrastif |
+        Tanggal Perintah Ketua kepada Pejabat yang Berwenang Menjatuhkan Sanksi Administrastif |
+        Tanggal Penjatuhan Administastif dari Pejabat yang Berwenang |
+        Pengumuman Pada Media Massa/Surat Kepada Presiden dan Lembaga Perwakilan Rakyat |
+        Tanggal Penetapan Ketua kepada Panitera/Jurusita Pengganti |
+        Tanggal Pengumuman kepada Media Massa | Tanggal Surat Kepada Presiden |
+        Tanggal Surat Kepada Lembaga Perwakilan Rakyat | Alasan Permohonan Eksekusi | Jurusita |
+        PELAKSANAAN TEGURAN EKSEKUSI | Tanggal Penetapan | Nomor Penetapan |
+        Tanggal Pelaksanaan Pertama | Tanggal Pelaksanaan Kedua | PELAKSANAAN SITA EKSEKUSI |
+        Tanggal Pelaksanaan | PELAKSANAAN EKSEKUSI | Jenis Pelaksanaan |
+        Tanggal Penetapan Perintah Eksekusi | Tanggal Pelaksanaan Eksekusi |
+        Tanggal Penetapan Perintah Eksekusi Lelang | Tanggal Pelaksanaan Eksekusi Lelang |
+        Tanggal Penyerahan Hasil Lelang | Tanggal Penetapan Non Executable |
+        Alasan Eksekusi Tidak Dapat Dilaksanakan | Keterangan Lain
     """,
     "tab:biaya_perkara": """
-        No | Tanggal Transaksi | Uraian | Pemasukan | Pengeluaran | Sisa | Keterangan | Total |
+        No | Tanggal Transaksi | Uraian | nominal | Pemasukan | Pengeluaran | Sisa | Keterangan |
+        Total |
         Biaya Proses | Biaya Proses Tingkat Pertama | Biaya Banding | Biaya Kasasi |
         Biaya Peninjauan Kembali | Biaya Eksekusi
     """,
@@ -218,7 +258,7 @@ _PAGES = {
         Nomor Penetapan Kesepakatan Diversi | Tanggal Penetapan Kesepakatan Diversi |
         Tanggal Mulai Pelaksanaan Kesepakatan Diversi | Status Pelaksanaan Kesepakatan Diversi |
         Tgl. Laporan Pembimbing Kemasyarakatan Kepada Ketua Pengadilan Negeri |
-        No. Laporan Pembimbing Kemasyarakatan Kepada Ketua Pengadilan Negeri
+        No. Laporan Pembimbing Kemasyarakatan Kepada Ketua Pengadilan Negeri | No | Nama
     """,
     "tab:intervensi": """
         PIHAK INTERVENSI | Nama Pemohon | Jenis Intervensi | Tergabung Ke Pihak |
@@ -226,6 +266,8 @@ _PAGES = {
     """,
     "tab:verzet": """
         DATA PERMOHONAN | Nomor Perkara | Tanggal Pendaftaran | Tanggal Berkekuatan Hukum Tetap |
+        Nomor Perkara Verzet | Tanggal Pendaftaran Verzet | Putusan Verzet |
+        Status Putusan Verzet | Amar Putusan Verzet |
         DATA PENETAPAN | Tanggal Penetapan Majelis | Majelis Hakim |
         Tanggal Penetapan Panitera Pengganti | Panitera Pengganti | Tanggal Penetapan Jurusita |
         Jurusita | Tanggal Penetapan Sidang Verzet | Tanggal Sidang Pertama Verzet |
@@ -243,7 +285,7 @@ _PAGES = {
         Pemberitahuan Kepada Penggugat | Pemberitahuan Kepada Tergugat
     """,
     "tab:penetapan_gugur": """
-        Tanggal Penetapan | Amar Penetapan | Pemberitahuan Putusan | Status | Nama |
+        No | Tanggal Penetapan | Amar Penetapan | Pemberitahuan Putusan | Status | Nama |
         Tanggal Pemberitahuan Putusan
     """,
     "tab:keberatan": """
@@ -269,7 +311,11 @@ _PAGES = {
     """,
     "tab:pen_persiapan": """
         Tanggal Penetapan Pemeriksaan Pendahuluan | Tanggal Pemeriksaan Persiapan |
-        Posita dan Petitum
+        Posita dan Petitum | No | Tanggal | Agenda | Pukul | Keterangan
+    """,
+    "tab:we_kppu": """
+        Tanggal Surat KPPU | Nomor Surat KPPU | Tanggal Penetapan MA | Nomor Penetapan MA |
+        Pengadilan Yang Berwenang
     """,
     "tab:laporan_pengurus": "No | Nomor Laporan | Tanggal Laporan | Deskripsi",
     "tab:pembatalan_perdamaian": """
@@ -306,16 +352,24 @@ _PAGE_PATTERNS: dict[str, tuple[str, ...]] = {
         # the court database's last sync time, and the list's total (checked as data)
         r"Pembaharuan Data\s*:?\s*(\d{1,2} \w{3,9} \d{4}( \d{2}:\d{2}(:\d{2})?)?)?",
     ),
-    "tab:putusan": (r"Kirim Salinan (Putusan|Penetapan)( Kepada \w+)?",),
-    "tab:putusan_sela": (r"Pemberitahuan Putusan Sela Kepada [\w ]+",),
-    "tab:verzet": (r"Tanggal Pemberitahuan Putusan [\w ]*Kepada (Penggugat|Tergugat)",),
+    "tab:verzet": (
+        (
+            r"Tanggal Pemberitahuan Putusan (Verzet |Verstek |Perlawanan )?Kepada "
+            r"(Penggugat|Tergugat)"
+        ),
+    ),
 }
 
 #: Patterns cut out of a text node (anywhere in it) before the rest is checked (rule 4): page
 #: chrome printed in one text node with data.
 _CUT_PATTERNS: dict[str, tuple[str, ...]] = {
     # the court database's last sync time before the list's total (the total is data)
-    "list": (r"Pembaharuan Data\s*:\s*\d{1,2} \w{3,9} \d{4}( \d{2}:\d{2}(:\d{2})?)?",),
+    "list": (
+        (
+            r"Pembaharuan Data\s*:\s*(\w+,\s*)?\d{1,2} \w{3,9} \d{4}"
+            r"( \d{2}:\d{2}(:\d{2})?)?( WI[BT]A?)?"
+        ),
+    ),
 }
 
 #: Page kind -> labels, headings and column names it prints around its data (lower case).
@@ -334,8 +388,8 @@ for _page, _text in {**_PAGES, "tab:*": ""}.items():
         re.compile(p, re.IGNORECASE) for p in (*_COMMON_PATTERNS, *_PAGE_PATTERNS.get(_page, ()))
     )
 
-#: A text node this long (or longer) is found inside a data string too (a piece of a long text
-#: split by inline markup); a shorter one must equal a data string.
+#: A text node of two words or more and this long (or longer) is found inside a data string
+#: too (a piece of a long text split by inline markup); a shorter one must equal one.
 SUBSTRING_MIN = 8
 
 
@@ -352,26 +406,52 @@ def allowed_patterns(page: str) -> tuple[re.Pattern[str], ...]:
 
 
 def visible_texts(html: str) -> list[str]:
-    """The page's visible text nodes in document order, whitespace collapsed, non-empty."""
-    doc = lxml.html.document_fromstring(html)
-    out: list[str] = []
+    """The page's visible texts in document order, whitespace collapsed, non-empty: the text
+    between two breaks (a block element's edge, ``<br>``), inline markup (``<b>``, ``<font>``,
+    ``<a>``, ...) running through."""
+    return [text for text, _ in visible_text_cells(html)]
 
-    def add(text: str | None) -> None:
-        cleaned = clean_text(text)
+
+def visible_text_cells(html: str) -> list[tuple[str, bool]]:
+    """:func:`visible_texts`, each with whether it is the whole text of its row's first cell."""
+    doc = lxml.html.document_fromstring(html)
+    out: list[tuple[str, bool]] = []
+    buf: list[str] = []
+
+    def flush(whole_cell: bool = False) -> None:
+        cleaned = clean_text("".join(buf))
+        buf.clear()
         if cleaned and not _PUNCT.fullmatch(cleaned):
-            out.append(cleaned)
+            out.append((cleaned, whole_cell))
 
     def walk(el: Any) -> None:
-        tag = el.tag if isinstance(el.tag, str) else ""
-        if tag.lower() not in _SKIP and not isinstance(el, lxml.etree._Comment) and tag:
-            add(el.text)
+        tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        if tag and tag not in _SKIP and not _SKIP_CLASSES & set(el.get("class", "").split()):
+            inline = tag in _INLINE
+            if not inline:
+                flush()
+            is_first = tag in ("td", "th") and _is_first_cell(el)
+            start = len(out)
+            buf.append(el.text or "")
             for child in el:
                 walk(child)
-        add(el.tail)
+            if not inline:
+                flush(whole_cell=is_first and len(out) == start)
+        buf.append(el.tail or "")
 
-    root = doc
-    walk(root)
+    walk(doc)
+    flush()
     return out
+
+
+def _is_first_cell(cell: Any) -> bool:
+    row = cell.getparent()
+    if row is None:
+        return False
+    for sibling in row:
+        if isinstance(sibling.tag, str) and sibling.tag.lower() in ("td", "th"):
+            return bool(sibling is cell)
+    return False
 
 
 def data_strings(data: Any) -> Iterator[str]:
@@ -399,19 +479,6 @@ def data_strings(data: Any) -> Iterator[str]:
                         yield line
 
 
-def _has_bool(data: Any) -> bool:
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, bool):
-            return True
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list | tuple):
-            stack.extend(value)
-    return False
-
-
 class Coverage:
     """The data of one page, ready to answer "is this text in it?"."""
 
@@ -419,26 +486,31 @@ class Coverage:
         strings = set(data_strings(data))
         self.exact = {s.lower() for s in strings}
         self.haystack = "\x00".join(sorted(s.lower() for s in strings))
-        self.has_bool = _has_bool(data)
         self.page = page
         self.words = allowed_words(page)
         self.patterns = allowed_patterns(page)
-        # cut longest first, so "Hakim Ketua" goes before "Hakim"
-        cuttable = set(self.exact) | set(self.words)
-        self.cuts = sorted(cuttable, key=len, reverse=True)
+        # data first, then boilerplate; longest first, so "Hakim Ketua" goes before "Hakim"
+        self.cuts = [
+            *sorted(self.exact, key=len, reverse=True),
+            *sorted(self.words, key=len, reverse=True),
+        ]
         self.cut_patterns = [re.compile(p, re.IGNORECASE) for p in _CUT_PATTERNS.get(page, ())]
 
     def in_data(self, text: str) -> bool:
         low = text.lower()
         if low in self.exact:
             return True
-        if len(low) >= SUBSTRING_MIN and re.search(
-            r"(?<!\w)" + re.escape(low) + r"(?!\w)", self.haystack
+        if (
+            len(low) >= SUBSTRING_MIN
+            and " " in low
+            and re.search(r"(?<!\w)" + re.escape(low) + r"(?!\w)", self.haystack)
         ):
             return True
         return self._normalised_in_data(text)
 
     def _normalised_in_data(self, text: str) -> bool:
+        if _NUMBER.fullmatch(text) and _plain_number(text) in self.exact:
+            return True
         if (days := _DAYS.fullmatch(text)) and days.group(1) in self.exact:
             return True
         for convert in (parse_date, parse_money):
@@ -448,20 +520,16 @@ class Coverage:
                 continue
             if value is not None and str(value).lower() in self.exact:
                 return True
-        if self.has_bool:
-            try:
-                if parse_yes_no(text) is not None:
-                    return True
-            except ValueError:
-                pass
         return False
 
-    def boilerplate(self, text: str) -> bool:
+    def boilerplate(self, text: str, *, first_cell: bool = False) -> bool:
         low = text.lower().rstrip(" :")
-        return low in self.words or any(p.fullmatch(text) for p in self.patterns)
+        if low in self.words or any(p.fullmatch(text) for p in self.patterns):
+            return True
+        return (first_cell or self.page == "list") and _ROW_NUMBER.fullmatch(text) is not None
 
-    def covered(self, text: str) -> bool:
-        if self.in_data(text) or self.boilerplate(text):
+    def covered(self, text: str, *, first_cell: bool = False) -> bool:
+        if self.in_data(text) or self.boilerplate(text, first_cell=first_cell):
             return True
         return self._made_of_found_parts(text)
 
@@ -479,15 +547,36 @@ class Coverage:
             rest = pattern.sub(" ", rest)
         rest = _DATE_IN_TEXT.sub(lambda m: self._cut_if(m.group(0), parse_date), rest)
         rest = _MONEY_IN_TEXT.sub(lambda m: self._cut_if(m.group(0), parse_money), rest)
+        rest = _NUMBER.sub(
+            lambda m: " " if _plain_number(m.group(0)) in self.exact else m.group(0), rest
+        )
         rest = rest.lower()
         for cut in self.cuts:
             if cut in rest:
-                rest = re.sub(r"(?<!\w)" + re.escape(cut) + r"(?!\w)", " ", rest)
+                rest = re.sub(_bounded(cut), " ", rest)
         return _PUNCT.fullmatch(rest) is not None
+
+
+def _plain_number(text: str) -> str:
+    """``3.101`` / ``1,500,000`` / ``125000000.00`` -> ``"3101"`` / ``"1500000"`` / ...."""
+    whole = re.sub(r"[.,]0{1,2}$", "", text) if re.fullmatch(r"\d+[.,]0{1,2}", text) else text
+    return whole.replace(".", "").replace(",", "")
+
+
+def _bounded(phrase: str) -> str:
+    """A regex of ``phrase`` not inside a longer word (a word-boundary check only at an end
+    that is a word character: ``M.H.`` is cut from ``M.H.Hakim``)."""
+    head = r"(?<!\w)" if phrase[:1].isalnum() else ""
+    tail = r"(?!\w)" if phrase[-1:].isalnum() else ""
+    return head + re.escape(phrase) + tail
 
 
 def dropped_texts(page: str, html: str, data: Any) -> list[str]:
     """The visible texts of ``html`` (a ``page``: ``list``, ``detail``, ``tab:<slug>``) that
     are neither in ``data`` nor boilerplate, in page order."""
     coverage = Coverage(data, page)
-    return [t for t in visible_texts(html) if not coverage.covered(t)]
+    return [
+        text
+        for text, first in visible_text_cells(html)
+        if not coverage.covered(text, first_cell=first)
+    ]
