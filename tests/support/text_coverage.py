@@ -67,7 +67,8 @@ _NUMBER = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*|\d+[.,]0{1,2}")
 _DAYS = re.compile(r"(\d+) Hari", re.IGNORECASE)
 
 #: Words printed around data on every page: page chrome (header.php, footer.php, the menu of
-#: case flows), navigation, and the no-data messages of the tabs.
+#: case flows), navigation, the no-data messages of the tabs, and the set headings of a
+#: verdict's or a claim's text (``MENGADILI:``, ``PRIMAIR:``), the same in every case.
 _COMMON = """
 SIPP | Sistem Informasi Penelusuran Perkara | Beranda | Home | Kembali | Laporan | Statistik |
 Jadwal Sidang | Pencarian Perkara | Informasi | Perkara | Data Perkara | Kontak | Login |
@@ -77,7 +78,9 @@ Perkara Lalu Lintas | Praperadilan | Jinayat | Jinayat Anak | Praperadilan Jinay
 Register Perkara Jinayat | Register Perkara Jinayat Anak | Pidana Militer | Perdata Agama |
 Tata Usaha Negara | Gugatan | Permohonan | Fiktif Positif | Perlawanan | Militer |
 Data Tidak Ditemukan | Belum Ditetapkan | Tidak Ada Data | Belum Ada Data |
-Tidak Ada Pencatatan Register Barang Bukti | Belum Diberitahukan | Belum Ada Laporan
+Tidak Ada Pencatatan Register Barang Bukti | Belum Diberitahukan | Belum Ada Laporan |
+MENGADILI | MENETAPKAN | MEMUTUSKAN | MENIMBANG | MENGINGAT | PRIMAIR | SUBSIDAIR | DALAM EKSEPSI |
+DALAM POKOK PERKARA
 """
 #: Patterns (full match of a text node) printed on every page: the court's name in the header
 #: (the court is the crawl's court id in the item), the footer, paging and row numbers.
