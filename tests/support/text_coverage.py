@@ -9,9 +9,9 @@ as found, in order:
    element's edge, ``<br>``), inline markup running through, whitespace collapsed; a text
    that is only punctuation (``:``, ``-``, ``/``, ``(``, ``)``, ...) is no text;
 2. a node equal to a string of the data (every string value, every line of a multi-line long
-   text, every integer as decimal), or, if it has two words or more and
-   :data:`SUBSTRING_MIN` characters or more, found in one between word boundaries (a piece of
-   a long text cut by inline markup), is found;
+   text, every integer as decimal), or found at the start or the end of one (a line the parser
+   joined to the next), or, if it has two words or more and :data:`SUBSTRING_MIN` characters
+   or more, found anywhere in one between word boundaries, is found;
 3. a node that reads as a date (``Rabu, 29 Mei 2024``, ``29/05/2024``), an amount
    (``Rp. 1.234.000``) or a number of days (``21 Hari``) the parsers' own normalisers accept,
    whose normalised form (``2024-05-29``, ``1234000``, ``21``) is a string or number of the
@@ -44,6 +44,7 @@ import lxml.html
 from harvest.sipp.normalise import clean_text, parse_date, parse_money
 
 _SKIP = frozenset({"script", "style", "head", "title", "noscript", "template"})
+_END_BR = re.compile(r"</br\s*>", re.IGNORECASE)
 #: Page chrome told by its class: the SIPP version badge of the header (``<div
 #: class="version_shading"><label>520</label>``).
 _SKIP_CLASSES = frozenset({"version_shading"})
@@ -325,12 +326,19 @@ _PAGES = {
         No | Nomor Perkara | Tanggal Register | Klasifikasi Perkara | Status Perkara
     """,
     "tab:rencana_perdamaian": """
-        JADWAL DAN HASIL RAPAT | No | Tanggal Rapat | Jam Rapat | Agenda / Alasan Ditunda |
+        Agenda | Alasan Ditunda | JADWAL DAN HASIL RAPAT | No | Tanggal Rapat | Jam Rapat |
+        Agenda / Alasan Ditunda |
         Tempat Rapat | PEMBETULAN BERITA ACARA RAPAT PEMUNGUTAN SUARA | Nomor Perkara |
         Tanggal Register | Klasifikasi Perkara | Status Perkara | HASIL PEMUNGUTAN SUARA |
         Tanggal Pemungutan Suara | Amar Hasil Pemungutan Suara | Hasil Pemungutan Suara
     """,
     "tab:pkpu_sementara": """
+        Nomor Penetapan | Nama Surat Kabar 1 | Nama Surat Kabar 2 | Tempat Rapat Kreditor Pertama |
+        Batas Akhir Pengajuan Tagihan Kreditor |
+        Tanggal Rapat Pencocokan Piutang dan Verifikasi Pajak |
+        Tempat Rapat Pencocokan Piutang dan Verifikasi Pajak | Jenis Media | Nama Media |
+        Agenda | Alasan Ditunda | Nomor Permohonan | Nama Pemohon | Tipe Pemohon |
+        Nomor Surat/Penetapan | Tanggal Surat/Penetapan | Hakim Pengawas |
         PUTUSAN PKPU SEMENTARA | Tanggal Putusan | Amar Putusan |
         Pemberitahuan Putusan Kepada Pemohon | Pemberitahuan Putusan Kepada Termohon |
         PENUNJUKAN HAKIM PENGAWAS | Tanggal Penunjukan | Nomor Penunjukan | Nama Hakim | Aktif |
@@ -343,7 +351,8 @@ _PAGES = {
         Tanggal Pengajuan Bantahan | Pemohon | Hasil Bantahan
     """,
     "tab:pkpu_tetap": """
-        PENGAMBILAN SUARA | No | Tanggal Rapat | Jam | Agenda/Alasan Ditunda | Tempat Rapat |
+        Agenda | Alasan Ditunda | PENGAMBILAN SUARA | No | Tanggal Rapat | Jam |
+        Agenda/Alasan Ditunda | Tempat Rapat |
         PUTUSAN PKPU TETAP | PUTUSAN PKPU TETAP PERTAMA | Tanggal Putusan | Amar Putusan |
         Pemberitahuan Putusan Kepada Pemohon | Pemberitahuan Putusan Kepada Termohon |
         PUTUSAN PKPU TETAP LANJUTAN
@@ -353,7 +362,10 @@ _PAGES = {
 _PAGE_PATTERNS: dict[str, tuple[str, ...]] = {
     "list": (
         # the court database's last sync time, and the list's total (checked as data)
-        r"Pembaharuan Data\s*:?\s*(\d{1,2} \w{3,9} \d{4}( \d{2}:\d{2}(:\d{2})?)?)?",
+        (
+            r"Pembaharuan Data\s*:?\s*((\w+,\s*)?\d{1,2} \w{3,9}\.? \d{4}"
+            r"( \d{2}:\d{2}(:\d{2})?)?( WI[BT]A?)?)?"
+        ),
     ),
     "tab:verzet": (
         (
@@ -369,7 +381,7 @@ _CUT_PATTERNS: dict[str, tuple[str, ...]] = {
     # the court database's last sync time before the list's total (the total is data)
     "list": (
         (
-            r"Pembaharuan Data\s*:\s*(\w+,\s*)?\d{1,2} \w{3,9} \d{4}"
+            r"Pembaharuan Data\s*:\s*(\w+,\s*)?\d{1,2} \w{3,9}\.? \d{4}"
             r"( \d{2}:\d{2}(:\d{2})?)?( WI[BT]A?)?"
         ),
     ),
@@ -391,8 +403,9 @@ for _page, _text in {**_PAGES, "tab:*": ""}.items():
         re.compile(p, re.IGNORECASE) for p in (*_COMMON_PATTERNS, *_PAGE_PATTERNS.get(_page, ()))
     )
 
-#: A text node of two words or more and this long (or longer) is found inside a data string
-#: too (a piece of a long text split by inline markup); a shorter one must equal one.
+#: A text node of two words or more and this long (or longer) is found anywhere inside a data
+#: string (a piece of a long text split by inline markup); a shorter one must equal one, or
+#: start or end one.
 SUBSTRING_MIN = 8
 
 
@@ -416,8 +429,12 @@ def visible_texts(html: str) -> list[str]:
 
 
 def visible_text_cells(html: str) -> list[tuple[str, bool]]:
-    """:func:`visible_texts`, each with whether it is the whole text of its row's first cell."""
-    doc = lxml.html.document_fromstring(html)
+    """:func:`visible_texts`, each with whether it is the whole text of its row's first cell.
+
+    ``</br>`` (SIPP's templates print it) is a line break, as in a browser (HTML's parsing
+    rules read it as ``<br>``; libxml2 would drop it and run two lines together).
+    """
+    doc = lxml.html.document_fromstring(_END_BR.sub("<br>", html))
     out: list[tuple[str, bool]] = []
     buf: list[str] = []
 
@@ -492,21 +509,23 @@ class Coverage:
         self.page = page
         self.words = allowed_words(page)
         self.patterns = allowed_patterns(page)
-        # data first, then boilerplate; longest first, so "Hakim Ketua" goes before "Hakim"
-        self.cuts = [
-            *sorted(self.exact, key=len, reverse=True),
-            *sorted(self.words, key=len, reverse=True),
-        ]
+        # longest first, so "Hakim Ketua" goes before "Hakim"; data before boilerplate (a label
+        # ending in a word the data starts with), then boilerplate before data (a numbered
+        # label, "Nama Surat Kabar 1", whose number is also a data value)
+        data_cuts = sorted(self.exact, key=len, reverse=True)
+        word_cuts = sorted(self.words, key=len, reverse=True)
+        self.cut_orders = ([*data_cuts, *word_cuts], [*word_cuts, *data_cuts])
         self.cut_patterns = [re.compile(p, re.IGNORECASE) for p in _CUT_PATTERNS.get(page, ())]
 
     def in_data(self, text: str) -> bool:
         low = text.lower()
         if low in self.exact:
             return True
-        if (
-            len(low) >= SUBSTRING_MIN
-            and " " in low
-            and re.search(r"(?<!\w)" + re.escape(low) + r"(?!\w)", self.haystack)
+        if len(low) >= SUBSTRING_MIN and " " in low and re.search(_bounded(low), self.haystack):
+            return True
+        # a line the parser joined to the next or previous one: the start or end of a string
+        if re.search(
+            r"(?:^|\x00)" + _bounded(low) + r"|" + _bounded(low) + r"(?:\x00|$)", self.haystack
         ):
             return True
         return self._normalised_in_data(text)
@@ -554,10 +573,14 @@ class Coverage:
             lambda m: " " if _plain_number(m.group(0)) in self.exact else m.group(0), rest
         )
         rest = rest.lower()
-        for cut in self.cuts:
-            if cut in rest:
-                rest = re.sub(_bounded(cut), " ", rest)
-        return _PUNCT.fullmatch(rest) is not None
+        for cuts in self.cut_orders:
+            left = rest
+            for cut in cuts:
+                if cut in left:
+                    left = re.sub(_bounded(cut), " ", left)
+            if _PUNCT.fullmatch(left) is not None:
+                return True
+        return False
 
 
 def _plain_number(text: str) -> str:
