@@ -32,6 +32,19 @@ from harvest.sipp.warnings import warn
 
 logger = logging.getLogger(__name__)
 
+#: Messages SIPP's tab views print instead of data (lower case), whatever the tab: a fragment
+#: holding only these (and header rows) holds no data. Added to the caller's own list.
+NO_DATA_TEXTS = frozenset(
+    {
+        "data tidak ditemukan",
+        "belum ditetapkan",
+        "tidak ada data",
+        "tidak ada pencatatan register barang bukti",
+        "belum ada data",
+        "belum ada laporan",
+    }
+)
+
 _SKIP = frozenset({"script", "style", "head", "title", "meta", "link", "colgroup", "col"})
 _BREAKING = frozenset(
     {"br", "p", "div", "li", "ol", "ul", "h1", "h2", "h3", "h4", "h5", "h6", "center", "hr"}
@@ -49,7 +62,8 @@ def parse_tab_page(
     The generic record (warning ``tab:<slug>`` / ``<slug>`` / ``page``) is returned when there
     is no dedicated ``parser``, when it raises :class:`ParseError` (a shape it does not know;
     the reason is logged), or when it returns an empty ``{}``/``[]`` although the page holds
-    more than a no-data message (``no_data_messages``, lower case) and header-only tables.
+    more than a no-data message (:data:`NO_DATA_TEXTS` and ``no_data_messages``, lower case)
+    and header-only tables.
     Only a fragment the generic parser cannot read either (empty body, not HTML) raises.
     """
     page = f"tab:{slug}"
@@ -66,7 +80,7 @@ def parse_tab_page(
         return data
     if result in ({}, []):
         data = parse_generic(html)
-        if holds_data(data, no_data_messages):
+        if holds_data(data, NO_DATA_TEXTS | frozenset(no_data_messages)):
             logger.warning(
                 "tab %s: the parser found nothing it knows on a fragment holding data; the "
                 "fragment is kept by the generic parser",

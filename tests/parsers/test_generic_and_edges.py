@@ -204,9 +204,14 @@ def test_unknown_slug_warns_and_known_parser_finding_nothing_falls_back():
     # a no-data page and a header-only table are no data: the typed empty value, no warning
     empty = '<div class="cssTable" align="center"><b>DATA TIDAK DITEMUKAN</b></div>' + CLOSE
     header_only = "<table><tr><th>No</th><th>Tanggal</th><th>Tahapan</th></tr></table>"
+    laporan = (
+        "<table><tr><th>No</th><th>Nomor Laporan</th></tr>"
+        '<tr><td colspan="2">BELUM ADA LAPORAN</td></tr></table>'
+    )
     with collect_warnings() as found:
         assert parse_tab("banding", empty) == {}
         assert parse_tab("riwayat_perkara", header_only) == []
+        assert parse_tab("riwayat_perkara", laporan) == []
     assert found == []
 
 
