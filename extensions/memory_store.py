@@ -25,6 +25,7 @@ from .store import (
     Exchange,
     NewRequest,
     PartsCheck,
+    PageWarning,
     RunInfo,
     StateError,
     Status,
@@ -81,6 +82,7 @@ class _Data:
     url_log: list[tuple[int | None, Exchange]] = dataclasses.field(default_factory=list)
     runs: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     locks: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    warnings: dict[int, list[PageWarning]] = dataclasses.field(default_factory=dict)
 
 
 class MemoryRequestStore:
@@ -226,6 +228,7 @@ class MemoryRequestStore:
         reason: str | None = None,
         http_status: int | None = None,
         url: str | None = None,
+        warnings: Sequence[PageWarning] = (),
     ) -> bool:
         row = self._d.rows.get(request_id)
         if row is None or row.status != Status.INFLIGHT:
@@ -237,6 +240,10 @@ class MemoryRequestStore:
             row.url = url
         status = Status.OK if ok else Status.ERROR
         self._move(row, status, run_id, status.value, row.last_error)
+        if ok:
+            self._d.warnings.pop(request_id, None)
+            if warnings:
+                self._d.warnings[request_id] = list(warnings)
         return True
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
@@ -334,7 +341,23 @@ class MemoryRequestStore:
             for r in reversed(self._d.runs)
             if court is None or r["court"] == court
         ][:limit]  # fmt: skip
+        found: dict[tuple[str, str, str, str], list[Any]] = {}
+        for rid, page_warnings in self._d.warnings.items():
+            row = self._d.rows[rid]
+            if court is not None and row.court != court:
+                continue
+            for w in page_warnings:
+                entry = found.setdefault((row.court, w.page, w.label, w.kind), [0, 0, row.url])
+                entry[0] += 1
+                entry[1] += w.count
+                entry[2] = row.url
+        warnings = [
+            {"court": c, "page": p, "label": lab, "kind": k, "pages": e[0], "count": e[1],
+             "example_url": e[2]}
+            for (c, p, lab, k), e in sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        ][:limit]  # fmt: skip
         return StatusReport(
+            warnings=warnings,
             counts=[
                 {"court": c, "kind": k, "status": s, "count": n}
                 for (c, k, s), n in sorted(counts.items())

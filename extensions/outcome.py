@@ -12,7 +12,8 @@ The engine never tells a scheduler how a request ended, so two companions report
   yielded request and item is counted against the row; the row becomes ``ok`` when the output is
   exhausted, every yielded request is a committed row and every item has passed the pipelines
   (``item_scraped``/``item_dropped``; ``item_error`` makes it ``error``). A callback exception
-  makes it ``error`` with the exception as reason.
+  makes it ``error`` with the exception as reason. The page's parse warnings, which the spider
+  leaves in ``response.meta["harvest_parse_warnings"]``, are recorded with the ``ok``.
 
 An exception *raised from another downloader middleware's* ``process_response`` skips every
 ``process_exception`` (Scrapy's rule), so neither middleware sees it: the scheduler notices the row
@@ -32,7 +33,7 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
 
-from harvest.meta import META_RID
+from harvest.meta import META_PARSE_WARNINGS, META_RID
 
 from .reasons import reason_for_exception, reason_for_status
 from .scheduler import HarvestScheduler
@@ -137,7 +138,7 @@ class OutcomeSpiderMiddleware:
         except Exception as exc:
             scheduler.output_failed(rid, exc)
             raise
-        scheduler.output_done(rid)
+        scheduler.output_done(rid, response.meta.get(META_PARSE_WARNINGS))
 
     async def process_spider_output_async(
         self, response: Response, result: AsyncIterator[Any]
@@ -155,7 +156,7 @@ class OutcomeSpiderMiddleware:
         except Exception as exc:
             scheduler.output_failed(rid, exc)
             raise
-        scheduler.output_done(rid)
+        scheduler.output_done(rid, response.meta.get(META_PARSE_WARNINGS))
 
     @staticmethod
     def _count(scheduler: HarvestScheduler, rid: int, element: Any) -> None:

@@ -48,7 +48,15 @@ from harvest.workspace import ITEMS_DB, resolve_workspace
 from .config import SchedulerConfig
 from .reasons import reason_for_exception, scrub, strip_userinfo
 from .serialization import UnserializableRequest, dumps_request, loads_request
-from .store import NewRequest, RequestStore, RunInfo, StateError, Status, kind_and_court
+from .store import (
+    NewRequest,
+    PageWarning,
+    RequestStore,
+    RunInfo,
+    StateError,
+    Status,
+    kind_and_court,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -92,6 +100,7 @@ class _Flight:
     exhausted: bool = False  # callback output fully consumed
     outstanding: int = 0  # yielded requests not yet committed + items not yet through pipelines
     item_error: str | None = None
+    warnings: tuple[PageWarning, ...] = ()  # the page's parse warnings, stored with its ok
 
 
 class HarvestScheduler(BaseScheduler):
@@ -478,10 +487,14 @@ class HarvestScheduler(BaseScheduler):
         if flight is not None:
             flight.outstanding += 1
 
-    def output_done(self, rid: int) -> None:
+    def output_done(self, rid: int, warnings: Any = None) -> None:
+        """The callback output of row ``rid`` is exhausted; ``warnings``: the page's parse
+        warnings as the spider left them in ``meta[META_PARSE_WARNINGS]`` (``[[page, label,
+        kind], ...]``), recorded with the row's ``ok``."""
         flight = self._inflight.get(rid)
         if flight is not None:
             flight.exhausted = True
+            flight.warnings = page_warnings(warnings)
             self._maybe_ok(rid, flight)
 
     def output_failed(self, rid: int, exc: BaseException) -> None:
@@ -512,7 +525,13 @@ class HarvestScheduler(BaseScheduler):
         status = http_status if http_status is not None else flight.http_status
         try:
             self.store.finish(
-                rid, self.run_id, ok=ok, reason=reason, http_status=status, url=flight.url
+                rid,
+                self.run_id,
+                ok=ok,
+                reason=reason,
+                http_status=status,
+                url=flight.url,
+                warnings=flight.warnings if ok else (),
             )
         except (StateError, sqlite3.Error) as exc:
             self._die("harvest_state_error", f"cannot record the outcome of row {rid}: {exc}")
@@ -578,6 +597,22 @@ def _stores_parts(settings: BaseSettings) -> bool:
         if getattr(cls, "STORES_PARTS", False):
             return bool(settings.getbool("DEDUPE_ENABLED", True))
     return False
+
+
+def page_warnings(raw: Any) -> tuple[PageWarning, ...]:
+    """``[[page, label, kind], ...]`` (repeats allowed) -> one :class:`PageWarning` per
+    distinct warning with its count, in first-seen order; anything malformed is ignored."""
+    counted: dict[tuple[str, str, str], int] = {}
+    if isinstance(raw, list | tuple):
+        for item in raw:
+            if (
+                isinstance(item, list | tuple)
+                and len(item) == 3
+                and all(isinstance(x, str) for x in item)
+            ):
+                key = (str(item[0]), str(item[1]), str(item[2]))
+                counted[key] = counted.get(key, 0) + 1
+    return tuple(PageWarning(p, label, k, n) for (p, label, k), n in counted.items())
 
 
 def _rid_of(obj: Response | Failure | None) -> int | None:

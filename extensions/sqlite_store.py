@@ -2,8 +2,9 @@
 
 Files written (an implementation detail, like Scrapy's JOBDIR layout; query them read-only):
 
-* ``state.sqlite`` (+ ``-wal``/``-shm``): tables ``requests``, ``url_log``, ``events``, ``runs``
-  (schema below, ``PRAGMA user_version`` = :data:`SCHEMA_VERSION`), mode ``0600``.
+* ``state.sqlite`` (+ ``-wal``/``-shm``): tables ``requests``, ``url_log``, ``events``, ``runs``,
+  ``parse_warnings`` (schema below, ``PRAGMA user_version`` = :data:`SCHEMA_VERSION`; a
+  version 1 file gains ``parse_warnings`` when first opened for writing), mode ``0600``.
 * ``crawl-<court>.lock``: an ``flock`` held by the live crawl of that court, holding its pid,
   host, start time, scrapyd job and run id as JSON. The OS drops the lock when the process dies,
   so a killed crawl never blocks the next one.
@@ -37,6 +38,7 @@ from .store import (
     Exchange,
     NewRequest,
     PartsCheck,
+    PageWarning,
     RunInfo,
     StateError,
     Status,
@@ -48,7 +50,10 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "SqliteRequestStore"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions this code opens: 1 (before ``parse_warnings``) is upgraded on a writable open and
+#: read as "no warnings recorded" on a read-only one.
+_READABLE_VERSIONS = (1, SCHEMA_VERSION)
 #: SQLite page cache per connection (KiB): keeps the indexes of a million rows hot, bounded.
 CACHE_KIB = 32768
 #: WAL pages between automatic checkpoints (SQLite's default is 1000).
@@ -167,6 +172,48 @@ CREATE TABLE IF NOT EXISTS runs (
     ended_at     TEXT,
     close_reason TEXT                           -- Scrapy's reason, or "killed" (never closed)
 );
+
+-- the parse warnings of each request's last ok parse (replaced with its outcome, in the same
+-- transaction): a page kept partly generically (harvest.sipp.warnings)
+CREATE TABLE IF NOT EXISTS parse_warnings (
+    request_id  INTEGER NOT NULL,
+    court       TEXT NOT NULL,
+    page        TEXT NOT NULL,                 -- list | detail | tab:<slug>
+    label       TEXT NOT NULL,                 -- row label, block heading, column name
+    kind        TEXT NOT NULL,                 -- row | block | column | value | page
+    n           INTEGER NOT NULL,              -- times on that page
+    PRIMARY KEY (request_id, page, label, kind)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS parse_warnings_by_label
+    ON parse_warnings (court, page, label, kind);
+-- per court x page x label x kind, kept by triggers (`scrapy status` answers at once):
+-- pages carrying it, occurrences, and one request carrying it (the example)
+CREATE TABLE IF NOT EXISTS parse_warning_counts (
+    court   TEXT NOT NULL,
+    page    TEXT NOT NULL,
+    label   TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    pages   INTEGER NOT NULL,
+    n       INTEGER NOT NULL,
+    example INTEGER NOT NULL,
+    PRIMARY KEY (court, page, label, kind)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS parse_warnings_insert AFTER INSERT ON parse_warnings BEGIN
+    INSERT INTO parse_warning_counts VALUES
+        (NEW.court, NEW.page, NEW.label, NEW.kind, 1, NEW.n, NEW.request_id)
+        ON CONFLICT DO UPDATE SET pages = pages + 1, n = n + excluded.n,
+                                  example = excluded.example;
+END;
+CREATE TRIGGER IF NOT EXISTS parse_warnings_delete AFTER DELETE ON parse_warnings BEGIN
+    UPDATE parse_warning_counts SET pages = pages - 1, n = n - OLD.n,
+        example = coalesce((SELECT request_id FROM parse_warnings
+                            WHERE court = OLD.court AND page = OLD.page AND label = OLD.label
+                              AND kind = OLD.kind LIMIT 1), example)
+        WHERE court = OLD.court AND page = OLD.page AND label = OLD.label AND kind = OLD.kind;
+    DELETE FROM parse_warning_counts
+        WHERE court = OLD.court AND page = OLD.page AND label = OLD.label AND kind = OLD.kind
+          AND pages <= 0;
+END;
 """
 
 SCHEMA = SCHEMA.replace("{NOTICE_INDEX}", NOTICE_INDEX)
@@ -288,6 +335,7 @@ class SqliteRequestStore:
         self._closed = False
         self._checkpointer: _Checkpointer | None = None
         self._failed: str | None = None  # why transitions are refused (a failed group commit)
+        self._has_warnings = True
 
     # --- opening --------------------------------------------------------------------------------
 
@@ -347,11 +395,12 @@ class SqliteRequestStore:
                 # (_Checkpointer); this bound only applies if that thread falls behind
                 conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0 and not readonly:
+            if version in (0, 1) and not readonly:
+                # new file, or version 1 (no parse_warnings): every statement is IF NOT EXISTS
                 conn.executescript(SCHEMA)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 version = SCHEMA_VERSION
-            if version != SCHEMA_VERSION:
+            if version not in _READABLE_VERSIONS:
                 raise StateError(
                     f"{str(path)!r} has request-state schema version {version}, this code "
                     f"expects {SCHEMA_VERSION}; use a matching harvest version or a new workspace"
@@ -368,6 +417,7 @@ class SqliteRequestStore:
         if not readonly:
             secure_sqlite_files(path)
         store = cls(conn, path, readonly=readonly, defer_commit=defer_commit)
+        store._has_warnings = version >= 2
         if not readonly:
             store._checkpointer = _Checkpointer(path, busy_timeout)
         return store
@@ -601,10 +651,12 @@ class SqliteRequestStore:
         reason: str | None = None,
         http_status: int | None = None,
         url: str | None = None,
+        warnings: Sequence[PageWarning] = (),
     ) -> bool:
         at = utc_now()
         status = Status.OK if ok else Status.ERROR
-        cur = self._w().execute(
+        conn = self._w()
+        cur = conn.execute(
             "UPDATE requests SET status = ?, last_event = ?, last_error = ?, "
             "last_status = coalesce(?, last_status), url = coalesce(?, url), updated_at = ?, "
             "run_id = ? WHERE id = ? AND status = 'inflight'",
@@ -619,7 +671,16 @@ class SqliteRequestStore:
                 request_id,
             ),
         )
-        return cur.rowcount == 1
+        done = cur.rowcount == 1
+        if done and ok:
+            conn.execute("DELETE FROM parse_warnings WHERE request_id = ?", (request_id,))
+            if warnings:
+                conn.executemany(
+                    "INSERT INTO parse_warnings (request_id, court, page, label, kind, n) "
+                    "SELECT id, court, ?, ?, ?, ? FROM requests WHERE id = ?",
+                    [(w.page, w.label, w.kind, w.count, request_id) for w in warnings],
+                )
+        return done
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
         self._w().execute(
@@ -830,6 +891,22 @@ class SqliteRequestStore:
                 )
             ]
             notices, latest_notices = self._notices(court, limit)
+            warn_names = ["court", "page", "label", "kind", "pages", "count", "example_url"]
+            w_and = " AND w.court = ?" if court else ""
+            warnings = (
+                [
+                    dict(zip(warn_names, r, strict=True))
+                    for r in conn.execute(
+                        "SELECT w.court, w.page, w.label, w.kind, w.pages, w.n, r.url "
+                        "FROM parse_warning_counts AS w LEFT JOIN requests AS r "
+                        f"ON r.id = w.example WHERE w.pages > 0{w_and}"
+                        " ORDER BY w.pages DESC, w.court, w.page, w.label, w.kind LIMIT ?",
+                        (*c_params, limit),
+                    )
+                ]
+                if self._has_warnings
+                else []
+            )
         finally:
             conn.execute("COMMIT")
         return StatusReport(
@@ -839,6 +916,7 @@ class SqliteRequestStore:
             runs=runs,
             notices=notices,
             latest_notices=latest_notices,
+            warnings=warnings,
         )
 
     def _notices(

@@ -30,6 +30,7 @@ __all__ = [
     "Exchange",
     "NewRequest",
     "PartsCheck",
+    "PageWarning",
     "RequestStore",
     "RunInfo",
     "StateError",
@@ -142,6 +143,20 @@ class Exchange:
 
 
 @dataclasses.dataclass(frozen=True)
+class PageWarning:
+    """A parse warning of one page: what was kept generically (``harvest.sipp.warnings``).
+
+    ``page`` (``"list"``, ``"detail"``, ``"tab:<slug>"``), ``label`` and ``kind`` as the parser
+    gave them; ``count``: how many times the page raised it.
+    """
+
+    page: str
+    label: str
+    kind: str
+    count: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
 class ErrorFilter:
     """Which ``error`` rows ``scrapy requeue`` sends back (all given criteria must hold)."""
 
@@ -171,6 +186,9 @@ class StatusReport:
 
     ``notices``: how many of each notice event (:data:`NOTICES`); ``latest_notices``: the newest
     (``{"at","event","key","url","detail"}``).
+    ``warnings`` rows are ``{"court","page","label","kind","pages","count","example_url"}``:
+    how many pages (requests whose last ``ok`` parse raised it) currently carry the parse
+    warning, how many times in all, and the URL of one of them; most pages first.
     """
 
     counts: list[dict[str, Any]]
@@ -179,6 +197,7 @@ class StatusReport:
     runs: list[dict[str, Any]]
     notices: dict[str, int] = dataclasses.field(default_factory=dict)
     latest_notices: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    warnings: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def totals(self) -> dict[str, int]:
         """Requests by status over every court and kind (all four statuses present)."""
@@ -196,6 +215,7 @@ class StatusReport:
             "runs": self.runs,
             "notices": self.notices,
             "latest_notices": self.latest_notices,
+            "parse_warnings": self.warnings,
         }
 
 
@@ -210,7 +230,8 @@ class RequestStore(Protocol):
     * :meth:`retry`: ``inflight`` -> ``pending`` for a retry of the same row (retry
       count, priority and current URL recorded; the stored request stays the original). A
       redirect hop is no transition: the scheduler follows it with the row in flight.
-    * :meth:`finish`: ``inflight`` -> ``ok`` or ``error`` (with the reason).
+    * :meth:`finish`: ``inflight`` -> ``ok`` or ``error`` (with the reason); an ``ok``
+      replaces the row's parse warnings with the ones given, in the same transaction.
     * :meth:`release_inflight`: ``inflight`` -> ``pending`` (on open: a crashed run's rows; on
       close: rows whose outcome never came).
     * :meth:`requeue`: ``error`` -> ``pending``, filtered.
@@ -267,10 +288,14 @@ class RequestStore(Protocol):
         reason: str | None = None,
         http_status: int | None = None,
         url: str | None = None,
+        warnings: Sequence[PageWarning] = (),
     ) -> bool:
         """``inflight -> ok | error``; ``False`` (nothing changes) if the row is not inflight.
 
         ``url``: where the row's redirects led, when they did (becomes the row's ``url``).
+        ``warnings``: on ``ok``, the parse warnings of the page, replacing those of the row's
+        previous ``ok`` (none: the row carries none now); ignored on ``error`` (the data of the
+        last good parse, and its warnings, stay).
         """
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None: ...

@@ -33,10 +33,25 @@ def content_hash(obj: Any) -> str:
     return f"sha256:{digest}"
 
 
+#: The item format a document of this code is written in (docs/item-format.md, "Versions"):
+#: the ``schema_version`` member of every document whose parts this code parsed.
+ITEM_SCHEMA_VERSION = 2
+
 #: The members of a case document covered by its ``content_hash`` (docs/contracts.md, Items).
-HASHED_MEMBERS = ("complete", "case", "tabs")
+HASHED_MEMBERS = ("schema_version", "complete", "case", "tabs")
+#: The members covered in a ``schema_version`` 1 document (parts parsed before the member
+#: existed): its hash stays the one it was shipped with.
+HASHED_MEMBERS_V1 = ("complete", "case", "tabs")
 
 
 def document_hash(document: Mapping[str, Any]) -> str:
-    """The ``content_hash`` of a merged case document: over ``complete``, ``case`` and ``tabs``."""
-    return content_hash({k: document[k] for k in HASHED_MEMBERS})
+    """The ``content_hash`` of a merged case document.
+
+    Over ``schema_version``, ``complete``, ``case`` and ``tabs``; for a document of
+    ``schema_version`` 1 (or without the member) over ``complete``, ``case`` and ``tabs`` only,
+    as before the member existed, so an old workspace read by new code re-ships nothing until
+    its cases are parsed again.
+    """
+    version = document.get("schema_version", 1)
+    members = HASHED_MEMBERS_V1 if version == 1 else HASHED_MEMBERS
+    return content_hash({k: document[k] for k in members})

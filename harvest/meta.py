@@ -25,6 +25,9 @@ META_COOKIEJAR = "cookiejar"
 META_RID = "harvest_rid"
 #: The row id of the request whose callback yielded this one (set while it is enqueued).
 META_PARENT = "harvest_parent"
+#: Set by the spider on ``response.meta``: the parse warnings of the page, as
+#: ``[[page, label, kind], ...]``; recorded with the row's ``ok`` (``parse_warnings``).
+META_PARSE_WARNINGS = "harvest_parse_warnings"
 #: When the URL-log middleware sent this attempt (``time.monotonic()``).
 META_SENT_AT = "_harvest_sent_at"
 

@@ -9,8 +9,10 @@ Files written (an implementation detail; only this module reads them):
 ``items.sqlite`` (+ ``-wal``/``-shm``), mode ``0600``, WAL, ``synchronous=NORMAL``:
 
 - ``parts``: one row per ``(dedupe_key, part)`` with the canonical JSON of the part's data, its
-  ``part_hash``, the raw case number, url and fetch time (volatile, never hashed), and the times
-  first seen / last changed / last seen.
+  ``part_hash``, the item format it was parsed in (``schema_version``, :data:`ITEM_SCHEMA_VERSION`
+  for every part this code writes; 1 for the parts of an item store of schema 1), the raw case
+  number, url and fetch time (volatile, never hashed), and the times first seen / last changed
+  / last seen.
 - ``cases``: one row per dedupe key, rewritten in the same transaction whenever one of its parts
   is created or updated: court, source id, ``complete``, the tabs still missing, and the merged
   document's ``content_hash``.
@@ -37,7 +39,12 @@ from pathlib import Path
 from typing import Any, NotRequired, Self, TypedDict
 from urllib.parse import quote
 
-from harvest.canonical import NotCanonicalisable, canonical_json, document_hash
+from harvest.canonical import (
+    ITEM_SCHEMA_VERSION,
+    NotCanonicalisable,
+    canonical_json,
+    document_hash,
+)
 from harvest.clock import format_utc, utc_now
 from harvest.identity import (
     IdentityError,
@@ -64,8 +71,10 @@ __all__ = [
     "validate_part",
 ]
 
-#: ``PRAGMA user_version`` of an item store this module writes.
-SCHEMA_VERSION = 1
+#: ``PRAGMA user_version`` of an item store this module writes. Schema 1 (no
+#: ``parts.schema_version``) is upgraded when opened for writing and read as item format 1.
+SCHEMA_VERSION = 2
+_READABLE_VERSIONS = (1, SCHEMA_VERSION)
 #: How long a write waits for another writer (a second crawl, a court in parallel) to finish.
 BUSY_TIMEOUT_MS = 30_000
 #: SQLite page cache per connection: bounded, whatever the size of the store.
@@ -82,6 +91,7 @@ CREATE TABLE parts (
     case_number_raw TEXT NOT NULL,
     data_json       TEXT NOT NULL,
     part_hash       TEXT NOT NULL,
+    schema_version  INTEGER NOT NULL DEFAULT 1,
     url             TEXT NOT NULL,
     fetched_at      TEXT NOT NULL,
     first_seen      TEXT NOT NULL,
@@ -280,7 +290,10 @@ class ShippedDocument(TypedDict):
     dedupe_key: str
     source_type: str
     source_id: str
-    #: :func:`harvest.canonical.document_hash` over ``complete``, ``case`` and ``tabs``.
+    #: The item format (docs/item-format.md, "Versions"): the oldest format among its parts.
+    schema_version: int
+    #: :func:`harvest.canonical.document_hash` over ``schema_version``, ``complete``, ``case``
+    #: and ``tabs`` (format 1: without ``schema_version``).
     content_hash: str
     complete: bool
     #: The ``case`` part's data; ``None`` while that part is missing (a partial document).
@@ -293,12 +306,19 @@ class ShippedDocument(TypedDict):
 
 
 def merge_document(
-    *, dedupe_key: str, source_type: str, source_id: str, parts: Iterable[tuple[str, Any]]
+    *,
+    dedupe_key: str,
+    source_type: str,
+    source_id: str,
+    parts: Iterable[tuple[str, Any]],
+    schema_version: int = ITEM_SCHEMA_VERSION,
 ) -> ShippedDocument:
     """The case document (docs/contracts.md, Items) from the ``(part, data)`` pairs of one key.
 
-    ``case`` is the ``case`` part's data (``None`` while it is missing); ``tabs`` maps each slug
-    to its ``tab:<slug>`` part's data, for every tab part present. ``complete`` is true when the
+    ``schema_version`` is the item format of the document: the oldest format among its parts
+    (a case only partly parsed again by new code is still of the old format). ``case`` is the
+    ``case`` part's data (``None`` while it is missing); ``tabs`` maps each slug to its
+    ``tab:<slug>`` part's data, for every tab part present. ``complete`` is true when the
     ``case`` part is present and every tab it lists with ``available`` true has a part.
     ``content_hash`` is :func:`harvest.canonical.document_hash` of the document.
     """
@@ -313,6 +333,7 @@ def merge_document(
         dedupe_key=dedupe_key,
         source_type=source_type,
         source_id=source_id,
+        schema_version=schema_version,
         content_hash="",
         complete=case is not None and not missing_tab_slugs(case, tabs),
         case=case,
@@ -350,6 +371,7 @@ class ItemStore:
         self.path = path
         self.readonly = readonly
         self._conn = conn
+        self._part_versions = True  # parts.schema_version exists (schema 2)
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -422,12 +444,15 @@ class ItemStore:
                     f"item store {str(self.path)!r} is empty: nothing has been harvested yet"
                 )
             self._create_schema()
-        elif version != SCHEMA_VERSION or not {"parts", "cases"} <= tables:
+        elif version not in _READABLE_VERSIONS or not {"parts", "cases"} <= tables:
             raise ItemStoreError(
                 f"{str(self.path)!r} is an SQLite database but not a harvest item store of "
                 f"schema {SCHEMA_VERSION} (user_version {version}, tables {sorted(tables)}); "
                 "move it aside and re-run: nothing was deleted"
             )
+        elif version == 1 and not self.readonly:
+            self._upgrade_from_1()
+        self._part_versions = version == SCHEMA_VERSION or not self.readonly
         if not self.readonly:
             try:
                 conn.execute("PRAGMA journal_mode = WAL")
@@ -435,6 +460,16 @@ class ItemStore:
             except sqlite3.DatabaseError as exc:
                 raise self._error("cannot switch to WAL mode", exc) from exc
             secure_sqlite_files(self.path)
+
+    def _upgrade_from_1(self) -> None:
+        """Schema 1 -> 2: ``parts.schema_version``, 1 for every part already stored."""
+        with self._write():
+            if self._conn.execute("PRAGMA user_version").fetchone()[0] != 1:
+                return  # another process upgraded it while we waited for the write lock
+            self._conn.execute(
+                "ALTER TABLE parts ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 1"
+            )
+            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _create_schema(self) -> None:
         with self._write():
@@ -512,14 +547,15 @@ class ItemStore:
         with self._write():
             try:
                 row = conn.execute(
-                    "SELECT part_hash FROM parts WHERE dedupe_key = ? AND part = ?",
+                    "SELECT part_hash, schema_version FROM parts"
+                    " WHERE dedupe_key = ? AND part = ?",
                     (valid.dedupe_key, valid.part),
                 ).fetchone()
                 if row is None:
                     conn.execute(
                         "INSERT INTO parts (dedupe_key, part, court, source_id, case_number_raw,"
-                        " data_json, part_hash, url, fetched_at, first_seen, last_changed,"
-                        " last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " data_json, part_hash, schema_version, url, fetched_at, first_seen,"
+                        " last_changed, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             valid.dedupe_key,
                             valid.part,
@@ -528,6 +564,7 @@ class ItemStore:
                             valid.case_number_raw,
                             valid.data_json,
                             valid.part_hash,
+                            ITEM_SCHEMA_VERSION,
                             url,
                             fetched_at,
                             now,
@@ -536,7 +573,7 @@ class ItemStore:
                         ),
                     )
                     result = UpsertResult.CREATED
-                elif row[0] == valid.part_hash:
+                elif row[0] == valid.part_hash and row[1] == ITEM_SCHEMA_VERSION:
                     conn.execute(
                         "UPDATE parts SET case_number_raw = ?, url = ?, fetched_at = ?,"
                         " last_seen = ? WHERE dedupe_key = ? AND part = ?",
@@ -551,14 +588,16 @@ class ItemStore:
                     )
                     result = UpsertResult.UNCHANGED
                 else:
+                    # new data, or the same data parsed again in a newer item format
                     conn.execute(
                         "UPDATE parts SET case_number_raw = ?, data_json = ?, part_hash = ?,"
-                        " url = ?, fetched_at = ?, last_changed = ?, last_seen = ?"
-                        " WHERE dedupe_key = ? AND part = ?",
+                        " schema_version = ?, url = ?, fetched_at = ?, last_changed = ?,"
+                        " last_seen = ? WHERE dedupe_key = ? AND part = ?",
                         (
                             valid.case_number_raw,
                             valid.data_json,
                             valid.part_hash,
+                            ITEM_SCHEMA_VERSION,
                             url,
                             fetched_at,
                             now,
@@ -582,11 +621,13 @@ class ItemStore:
         ).fetchone()
         if row is not None and row[0] >= now:
             now = format_utc((_version_of(row[0]) + 1) / 1000)
+        parts, version = self._parts_of(valid.dedupe_key)
         document = merge_document(
             dedupe_key=valid.dedupe_key,
             source_type=valid.source_type,
             source_id=valid.source_id,
-            parts=self._parts_of(valid.dedupe_key),
+            parts=parts,
+            schema_version=version,
         )
         missing = missing_tab_slugs(document["case"], document["tabs"])
         self._conn.execute(
@@ -608,11 +649,19 @@ class ItemStore:
             ),
         )
 
-    def _parts_of(self, dedupe_key: str) -> Iterator[tuple[str, Any]]:
+    def _version_column(self, prefix: str = "") -> str:
+        """``parts.schema_version``, or 1 on a schema-1 store opened read-only."""
+        return f"{prefix}schema_version" if self._part_versions else "1"
+
+    def _parts_of(self, dedupe_key: str) -> tuple[list[tuple[str, Any]], int]:
+        """The ``(part, data)`` pairs of one key and the oldest item format among them."""
         rows = self._conn.execute(
-            "SELECT part, data_json FROM parts WHERE dedupe_key = ? ORDER BY part", (dedupe_key,)
+            f"SELECT part, data_json, {self._version_column()} FROM parts WHERE dedupe_key = ?"
+            " ORDER BY part",
+            (dedupe_key,),
         ).fetchall()
-        return ((part, json.loads(data_json)) for part, data_json in rows)
+        parts = [(part, json.loads(data_json)) for part, data_json, _ in rows]
+        return parts, min((row[2] for row in rows), default=ITEM_SCHEMA_VERSION)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -632,7 +681,8 @@ class ItemStore:
             where.append("c.court = ?")
             params.append(court)
         sql = (
-            "SELECT c.dedupe_key, c.court, c.source_id, p.part, p.data_json, c.updated_at"
+            "SELECT c.dedupe_key, c.court, c.source_id, p.part, p.data_json, c.updated_at,"
+            f" {self._version_column('p.')}"
             " FROM cases AS c JOIN parts AS p ON p.dedupe_key = c.dedupe_key"
             + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY c.dedupe_key, p.part"
@@ -646,6 +696,7 @@ class ItemStore:
                     source_type=source_type(rows[0][1]),
                     source_id=rows[0][2],
                     parts=((row[3], json.loads(row[4])) for row in rows),
+                    schema_version=min(row[6] for row in rows),
                 )
                 if versions:
                     document["version"] = _version_of(rows[0][5])
@@ -661,11 +712,13 @@ class ItemStore:
             ).fetchone()
             if row is None:
                 return None
+            parts, version = self._parts_of(dedupe_key)
             return merge_document(
                 dedupe_key=dedupe_key,
                 source_type=source_type(row[0]),
                 source_id=row[1],
-                parts=self._parts_of(dedupe_key),
+                parts=parts,
+                schema_version=version,
             )
         except sqlite3.DatabaseError as exc:
             raise self._error("cannot read a document", exc) from exc

@@ -2,7 +2,9 @@
 
 Reads ``<HARVEST_WORKSPACE>/state.sqlite`` read-only (safe while crawls run; one consistent
 snapshot): request counts by court x kind x status, the requests waiting longest, the latest
-errors with URL and reason, and the latest runs. ``--json`` prints the same as one JSON object.
+errors with URL and reason, the latest runs, and the parse warnings (what pages currently
+carry, per court, page kind or tab, label and kind, with a page count and an example URL).
+``--json`` prints the same as one JSON object.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ class Command(ScrapyCommand):
         return (
             "Show the request state of the workspace (HARVEST_WORKSPACE, state.sqlite): counts by "
             "court, kind and status (pending, inflight, ok, error), the requests waiting longest, "
-            "the latest errors with URL and reason, and the latest runs. Read-only; safe while a "
-            "crawl is running."
+            "the latest errors with URL and reason, the latest runs, and the parse warnings "
+            "(shapes kept generically) per page kind or tab and label, with the number of pages "
+            "carrying each and an example URL. Read-only; safe while a crawl is running."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
@@ -57,7 +60,7 @@ class Command(ScrapyCommand):
             metavar="N",
             type=int,
             default=DEFAULT_LIMIT,
-            help=f"rows in each list (waiting, errors, runs); default {DEFAULT_LIMIT}",
+            help=f"rows in each list (waiting, errors, runs, warnings); default {DEFAULT_LIMIT}",
         )
         group.add_argument(
             "--no-parts-check",
@@ -133,6 +136,13 @@ def format_report(report: StatusReport, path: str) -> str:
             f"  #{r['id']}  {r['court']}  pid {r['pid']}@{r['host']}  job {r['job'] or '-'}  "
             f"{r['started_at']} -> {end}  {r['close_reason'] or ''}".rstrip()
         )
+    lines += ["", f"parse warnings, kept generically ({len(report.warnings)}):"]
+    for w in report.warnings:
+        lines.append(
+            f"  {w['pages']} pages ({w['count']}x)  {w['court']}  {w['page']}  {w['kind']} "
+            f"{w['label']!r}"
+        )
+        lines.append(f"      e.g. {w['example_url']}")
     return "\n".join(lines) + "\n"
 
 

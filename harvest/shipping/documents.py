@@ -24,6 +24,7 @@ _DOCUMENT_MEMBERS: dict[str, type] = {
     "dedupe_key": str,
     "source_type": str,
     "source_id": str,
+    "schema_version": int,
     "content_hash": str,
     "complete": bool,
     "case": dict,

@@ -11,19 +11,105 @@ harvested, never dropped::
 A block is either a line of text outside any table (``{"text": ...}``) or one table
 (``{"rows": [[cell, ...], ...]}``, its own rows only). A cell is its text, or, when it holds
 tables of its own, ``{"text": <text outside them>, "tables": [<rows>, ...]}``.
+
+:func:`parse_tab_page` is the tab dispatch (:func:`harvest.sipp.tabs.parse_tab` calls it): a
+slug without a dedicated parser, a dedicated parser that meets a shape it does not know
+(:class:`ParseError`), and a dedicated parser that finds nothing it knows on a page holding
+data all end in the generic record above with a parse warning of kind ``"page"`` (label: the
+slug), never in an error and never in an empty ``{}``/``[]``.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Collection
 from typing import Any
 
+from harvest.sipp.exceptions import ParseError
 from harvest.sipp.html import Element, cells, parse_html, rows
 from harvest.sipp.normalise import clean_text
+from harvest.sipp.warnings import warn
+
+logger = logging.getLogger(__name__)
+
+#: Messages SIPP's tab views print instead of data (lower case), whatever the tab: a fragment
+#: holding only these (and header rows) holds no data. Added to the caller's own list.
+NO_DATA_TEXTS = frozenset(
+    {
+        "data tidak ditemukan",
+        "belum ditetapkan",
+        "tidak ada data",
+        "tidak ada pencatatan register barang bukti",
+        "belum ada data",
+        "belum ada laporan",
+    }
+)
 
 _SKIP = frozenset({"script", "style", "head", "title", "meta", "link", "colgroup", "col"})
 _BREAKING = frozenset(
     {"br", "p", "div", "li", "ol", "ul", "h1", "h2", "h3", "h4", "h5", "h6", "center", "hr"}
 )
+
+
+def parse_tab_page(
+    slug: str,
+    html: str,
+    parser: Callable[[str], Any] | None,
+    no_data_messages: Collection[str],
+) -> Any:
+    """The data of tab ``slug``: ``parser``'s, or the generic record with a ``"page"`` warning.
+
+    The generic record (warning ``tab:<slug>`` / ``<slug>`` / ``page``) is returned when there
+    is no dedicated ``parser``, when it raises :class:`ParseError` (a shape it does not know;
+    the reason is logged), or when it returns an empty ``{}``/``[]`` although the page holds
+    more than a no-data message (:data:`NO_DATA_TEXTS` and ``no_data_messages``, lower case)
+    and header-only tables.
+    Only a fragment the generic parser cannot read either (empty body, not HTML) raises.
+    """
+    page = f"tab:{slug}"
+    if parser is None:
+        data = parse_generic(html)
+        warn(page, slug, "page")
+        return data
+    try:
+        result = parser(html)
+    except ParseError as exc:
+        data = parse_generic(html)
+        logger.warning("tab %s: %s; the fragment is kept by the generic parser", slug, exc)
+        warn(page, slug, "page")
+        return data
+    if result in ({}, []):
+        data = parse_generic(html)
+        if holds_data(data, NO_DATA_TEXTS | frozenset(no_data_messages)):
+            logger.warning(
+                "tab %s: the parser found nothing it knows on a fragment holding data; the "
+                "fragment is kept by the generic parser",
+                slug,
+            )
+            warn(page, slug, "page")
+            return data
+    return result
+
+
+def holds_data(generic: dict[str, Any], no_data_messages: Collection[str]) -> bool:
+    """Whether a generic record holds more than no-data messages and header-only tables.
+
+    A table holds data when a row after its first (the header) has a non-empty cell that is
+    not a no-data message, or when any cell holds tables of its own.
+    """
+    for block in generic["blocks"]:
+        if "text" in block:
+            if block["text"].lower() not in no_data_messages:
+                return True
+            continue
+        table: list[list[Any]] = block["rows"]
+        for index, row in enumerate(table):
+            for cell in row:
+                if not isinstance(cell, str):
+                    return True
+                if index and cell and cell.lower() not in no_data_messages:
+                    return True
+    return False
 
 
 def parse_generic(html: str) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Each parser takes the fragment's HTML and returns the tab's data in the item format
 (docs/item-format.md, "The tab parts"). :func:`parse_tab` dispatches on the slug; a slug without
-a dedicated parser goes to :func:`harvest.sipp.generic.parse_generic`, so no tab is dropped.
+a dedicated parser, or a shape its parser does not know, goes to the generic parser with a parse
+warning (:func:`harvest.sipp.generic.parse_tab_page`), so no tab is dropped or blocked.
 Columns and rows are found by their header / label text, never by position alone.
 """
 
@@ -15,7 +16,7 @@ import lxml.etree
 
 from harvest.sipp.detail_page import date_value, table_records
 from harvest.sipp.exceptions import ParseError
-from harvest.sipp.generic import generic_table, parse_generic
+from harvest.sipp.generic import generic_table, parse_generic, parse_tab_page
 from harvest.sipp.html import (
     Element,
     cells,
@@ -53,11 +54,9 @@ LabelMap = Mapping[str, tuple[str | None, CellConverter]]
 
 
 def parse_tab(slug: str, html: str) -> Any:
-    """The data of tab ``slug`` from its fragment; unknown slugs get the generic parser."""
-    parser = TAB_PARSERS.get(slug)
-    if parser is None:
-        return parse_generic(html)
-    return parser(html)
+    """The data of tab ``slug`` from its fragment; unknown slugs, unknown shapes and pages a
+    parser finds nothing in get the generic parser, with a warning (generic.parse_tab_page)."""
+    return parse_tab_page(slug, html, TAB_PARSERS.get(slug), NO_DATA_MESSAGES)
 
 
 # ------------------------------------------------------------------------------------ helpers

@@ -1,6 +1,7 @@
 """The ``sipp`` spider: routing only. List pages -> each case's detail -> each of its tabs.
 
-Parsing lives in :mod:`harvest.sipp` (pure functions), page validation in
+Parsing lives in :mod:`harvest.sipp` (pure functions; their parse warnings are counted and
+recorded through :mod:`harvest.parse_report`), page validation in
 :mod:`harvest.validation`, sessions in :mod:`harvest.sessions`, request state in
 :mod:`extensions`. Every request carries the logical key and group of docs/contracts.md.
 """
@@ -19,6 +20,7 @@ from scrapy.http import Response
 from harvest import identity
 from harvest.clock import utc_now
 from harvest.items import CASE_PART, CasePart, RowProblem, tab_part
+from harvest.parse_report import parsed
 from harvest.meta import (
     META_CASE,
     META_COOKIEJAR,
@@ -90,7 +92,7 @@ class SippSpider(Spider):
 
     def parse_menu(self, response: Response) -> Iterator[Request]:
         raise_for_page_error(response)
-        page = parse_list_page(response.text, response.url)
+        page = parsed(self, response, lambda: parse_list_page(response.text, response.url))
         wanted = self.args.listing.casefold()
         for entry in page.menu:
             if entry.label.strip().casefold() == wanted:
@@ -102,7 +104,7 @@ class SippSpider(Spider):
 
     def parse_list(self, response: Response) -> Iterator[Request | RowProblem]:
         raise_for_page_error(response)
-        page = parse_list_page(response.text, response.url)
+        page = parsed(self, response, lambda: parse_list_page(response.text, response.url))
         number: int = response.meta["sipp_page"]
         for bad in page.row_errors:  # one bad row never fails the page
             yield RowProblem("row_error", response.url, bad.row, bad.problem)
@@ -152,7 +154,7 @@ class SippSpider(Spider):
 
     def parse_case(self, response: Response) -> Iterator[CasePart | Request]:
         raise_for_page_error(response)
-        detail = parse_detail_page(response.text, response.url)
+        detail = parsed(self, response, lambda: parse_detail_page(response.text, response.url))
         row_fields = response.meta.get("sipp_row")
         row = ListRow(**row_fields) if row_fields else None
         raw_number: str = response.meta["sipp_case_raw"]
@@ -173,11 +175,12 @@ class SippSpider(Spider):
     def parse_tab(self, response: Response) -> Iterator[CasePart]:
         raise_for_page_error(response)
         slug: str = response.meta["sipp_tab"]
+        data = parsed(self, response, lambda: parse_tab(slug, response.text))
         yield CasePart(
             court=self.court_id,
             nomor_perkara=response.meta["sipp_case_raw"],
             part=tab_part(slug),
-            data=parse_tab(slug, response.text),
+            data=data,
             url=response.url,
             fetched_at=utc_now(),
         )

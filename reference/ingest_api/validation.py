@@ -18,6 +18,7 @@ MEMBERS: dict[str, type] = {
     "dedupe_key": str,
     "source_type": str,
     "source_id": str,
+    "schema_version": int,
     "content_hash": str,
     "complete": bool,
     "case": dict,
@@ -26,12 +27,14 @@ MEMBERS: dict[str, type] = {
 #: Optional members: ``version``, the document's per-key version at its source (an integer that
 #: grows with every change of the content; the server keeps the highest and refuses older ones).
 OPTIONAL_MEMBERS: dict[str, type] = {"version": int}
-#: The members covered by ``content_hash`` (docs/item-format.md).
-HASHED_MEMBERS = ("complete", "case", "tabs")
+#: The members covered by ``content_hash`` (docs/item-format.md) ...
+HASHED_MEMBERS = ("schema_version", "complete", "case", "tabs")
+#: ... except in a ``schema_version`` 1 document, hashed as before the member existed.
+HASHED_MEMBERS_V1 = ("complete", "case", "tabs")
 MAX_KEY_CHARS = 512
 _HASH_RE = re.compile(r"sha256:[0-9a-f]{64}")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
-_TYPE_NAMES = {str: "a string", bool: "a boolean", dict: "an object"}
+_TYPE_NAMES = {str: "a string", bool: "a boolean", dict: "an object", int: "an integer"}
 
 
 class BadJSON(ValueError):
@@ -53,9 +56,15 @@ def parse_body(body: bytes) -> Any:
         raise BadJSON(f"body is not JSON: {exc.msg} at {where}") from exc
 
 
+def hashed_members(document: dict[str, Any]) -> tuple[str, ...]:
+    """The members ``content_hash`` covers in ``document`` (by its ``schema_version``)."""
+    return HASHED_MEMBERS_V1 if document.get("schema_version") == 1 else HASHED_MEMBERS
+
+
 def canonical_hash(document: dict[str, Any]) -> str:
-    """``sha256:<hex>`` of the canonical JSON (sorted keys, compact, UTF-8) of HASHED_MEMBERS."""
-    hashed = {k: document[k] for k in HASHED_MEMBERS}
+    """``sha256:<hex>`` of the canonical JSON (sorted keys, compact, UTF-8) of the hashed
+    members (:func:`hashed_members`)."""
+    hashed = {k: document[k] for k in hashed_members(document)}
     text = json.dumps(
         hashed, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )
@@ -90,6 +99,9 @@ def validate_document(value: Any) -> list[dict[str, str]]:
                 errors.append({"pointer": f"#/{name}", "detail": detail})
             elif _CONTROL_RE.search(text):
                 errors.append({"pointer": f"#/{name}", "detail": "contains control characters"})
+    version = value.get("schema_version")
+    if type(version) is int and version < 1:
+        errors.append({"pointer": "#/schema_version", "detail": "must be 1 or more"})
     st, sid, key = value.get("source_type"), value.get("source_id"), value.get("dedupe_key")
     if isinstance(st, str) and ":" in st:
         errors.append({"pointer": "#/source_type", "detail": "must not contain ':'"})
@@ -108,7 +120,7 @@ def validate_document(value: Any) -> list[dict[str, str]]:
             errors.append(
                 {"pointer": "#/content_hash", "detail": "must be 'sha256:' and 64 lowercase hex"}
             )
-        elif all(type(value.get(n)) is MEMBERS[n] for n in HASHED_MEMBERS):
+        elif all(type(value.get(n)) is MEMBERS[n] for n in hashed_members(value)):
             actual = canonical_hash(value)
             if actual != claimed:
                 errors.append(

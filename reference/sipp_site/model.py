@@ -125,6 +125,7 @@ class Case:
             "dedupe_key": dedupe_key(court_id, self.nomor_perkara),
             "source_type": source_type(court_id),
             "source_id": self.nomor_perkara,
+            "schema_version": 2,  # the item format (docs/item-format.md, "Versions")
             "complete": True,
             "case": self.case_data,
             "tabs": self.tabs,

@@ -161,9 +161,12 @@ def test_tab_no_data_messages():
     assert parse_tab("barang_bukti", none_bb) == []
 
 
-def test_tab_without_its_table_is_a_parse_error():
-    with pytest.raises(ParseError, match="tab riwayat_perkara: no table"):
-        parse_tab("riwayat_perkara", "<p>sesuatu yang lain</p>" + CLOSE)
+def test_tab_without_its_table_is_kept_generically_with_a_warning():
+    """A shape the tab's parser does not know is never an error: generic record + warning."""
+    with collect_warnings() as found:
+        data = parse_tab("riwayat_perkara", "<p>sesuatu yang lain</p>" + CLOSE)
+    assert data == {"generic": True, "blocks": [{"text": "sesuatu yang lain"}]}
+    assert found == [ParseWarning("tab:riwayat_perkara", "riwayat_perkara", "page")]
 
 
 def test_penetapan_unknown_block_is_kept_with_a_warning():
@@ -185,6 +188,40 @@ def test_tab_bad_date_keeps_the_text_and_warns():
     assert len(bad) == 1
     assert " Mai " in bad[0]
     assert warnings == [ParseWarning("tab:riwayat_perkara", "Tanggal", "value")]
+
+
+def test_unknown_slug_warns_and_known_parser_finding_nothing_falls_back():
+    with collect_warnings() as found:
+        parse_tab("sub_kurator", "<table><tr><td>No</td></tr><tr><td>1</td></tr></table>")
+    assert found == [ParseWarning("tab:sub_kurator", "sub_kurator", "page")]
+    # an appeal page whose label rows the parser does not know at all -> never {}
+    html = (
+        '<table id="infoPerkara"><tr><td colspan="2">DATA PARA PIHAK</td></tr></table>'
+        "<table><tr><td>Pihak</td><td>Nama</td></tr><tr><td>Pembanding</td><td>ANI</td></tr>"
+        "</table>"
+    )
+    with collect_warnings() as found:
+        data = parse_tab("banding", html)
+    assert data == {
+        "generic": True,
+        "blocks": [
+            {"rows": [["DATA PARA PIHAK"]]},
+            {"rows": [["Pihak", "Nama"], ["Pembanding", "ANI"]]},
+        ],
+    }
+    assert found == [ParseWarning("tab:banding", "banding", "page")]
+    # a no-data page and a header-only table are no data: the typed empty value, no warning
+    empty = '<div class="cssTable" align="center"><b>DATA TIDAK DITEMUKAN</b></div>' + CLOSE
+    header_only = "<table><tr><th>No</th><th>Tanggal</th><th>Tahapan</th></tr></table>"
+    laporan = (
+        "<table><tr><th>No</th><th>Nomor Laporan</th></tr>"
+        '<tr><td colspan="2">BELUM ADA LAPORAN</td></tr></table>'
+    )
+    with collect_warnings() as found:
+        assert parse_tab("banding", empty) == {}
+        assert parse_tab("riwayat_perkara", header_only) == []
+        assert parse_tab("riwayat_perkara", laporan) == []
+    assert found == []
 
 
 def test_penetapan_with_unassigned_blocks():

@@ -37,7 +37,10 @@ def document(court: str, number: str, case: Any, tabs: dict[str, Any], complete:
         "dedupe_key": f"sipp.{court}:{number}",
         "source_type": f"sipp.{court}",
         "source_id": number,
-        "content_hash": sha256_of({"complete": complete, "case": case, "tabs": tabs}),
+        "schema_version": 2,
+        "content_hash": sha256_of(
+            {"schema_version": 2, "complete": complete, "case": case, "tabs": tabs}
+        ),
         "complete": complete,
         "case": case,
         "tabs": tabs,

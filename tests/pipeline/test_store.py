@@ -83,7 +83,9 @@ def test_changed_content_is_updated_with_a_new_hash_and_times_kept(store: ItemSt
     assert second.part_hash == sha256_of(after)
     assert second.data == after
     assert doc_after["content_hash"] != doc_before["content_hash"]
-    assert doc_after["content_hash"] == sha256_of({"complete": True, "case": after, "tabs": {}})
+    assert doc_after["content_hash"] == sha256_of(
+        {"schema_version": 2, "complete": True, "case": after, "tabs": {}}
+    )
     assert second.first_seen == first.first_seen
     assert second.last_changed > first.last_changed
     assert store.count_parts() == 1
@@ -235,8 +237,14 @@ def test_tabs_before_their_case_part_make_a_partial_document_with_case_null(
         "dedupe_key": KEY,
         "source_type": f"sipp.{COURT}",
         "source_id": NUMBER,
+        "schema_version": 2,
         "content_hash": sha256_of(
-            {"complete": False, "case": None, "tabs": {"pihak": [{"nama": "A"}]}}
+            {
+                "schema_version": 2,
+                "complete": False,
+                "case": None,
+                "tabs": {"pihak": [{"nama": "A"}]},
+            }
         ),
         "complete": False,
         "case": None,
@@ -264,8 +272,14 @@ def test_merged_document_is_exactly_the_design_document(store: ItemStore) -> Non
         "dedupe_key": "sipp.pa-jakartaselatan:1234/Pdt.G/2024/PA.JS",
         "source_type": "sipp.pa-jakartaselatan",
         "source_id": "1234/Pdt.G/2024/PA.JS",
+        "schema_version": 2,
         "content_hash": sha256_of(
-            {"complete": True, "case": case, "tabs": {"pihak": pihak, "riwayat_perkara": riwayat}}
+            {
+                "schema_version": 2,
+                "complete": True,
+                "case": case,
+                "tabs": {"pihak": pihak, "riwayat_perkara": riwayat},
+            }
         ),
         "complete": True,
         "case": case,
@@ -426,3 +440,70 @@ def test_the_store_module_imports_nothing_from_scrapy() -> None:
     )
     out = subprocess.run([PY, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --- item format versions ----------------------------------------------------------------------
+
+
+def test_a_part_of_an_older_format_stored_again_unchanged_is_updated_to_the_new_format(
+    store: ItemStore,
+) -> None:
+    case = case_data(NUMBER, {"pihak": True})
+    pihak = [{"nama": "Siti"}]
+    store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=case)
+    store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=pihak)
+    con = sqlite3.connect(store.path)
+    with con:  # as a store of the previous release left it
+        con.execute("UPDATE parts SET schema_version = 1 WHERE part = 'tab:pihak'")
+    con.close()
+    old = store.get_document(KEY)
+    assert old is not None
+    assert old["schema_version"] == 1  # the oldest format among its parts
+    assert old["content_hash"] == sha256_of({"complete": True, "case": case, "tabs": old["tabs"]})
+
+    # the same data parsed again by this release: the document changes (its format does)
+    assert (
+        store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=pihak)
+        is UpsertResult.UPDATED
+    )
+    new = store.get_document(KEY)
+    assert new is not None
+    assert new["schema_version"] == 2
+    assert new["content_hash"] == sha256_of(
+        {"schema_version": 2, "complete": True, "case": case, "tabs": {"pihak": pihak}}
+    )
+    assert rows(store.path, "SELECT content_hash FROM cases") == [(new["content_hash"],)]
+    assert (
+        store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=pihak)
+        is UpsertResult.UNCHANGED
+    )
+
+
+def test_a_schema_1_item_store_is_read_as_format_1_and_upgraded_on_write(
+    store: ItemStore, store_path: Path
+) -> None:
+    case = case_data(NUMBER, {"pihak": True})
+    store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=case)
+    store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[])
+    store.close()
+    con = sqlite3.connect(store_path)
+    with con:  # the previous release's file: no parts.schema_version, user_version 1
+        con.execute("ALTER TABLE parts DROP COLUMN schema_version")
+        con.execute("PRAGMA user_version = 1")
+    con.close()
+    with ItemStore.open(store_path, readonly=True) as old:
+        [doc] = list(old.iter_documents())
+        assert doc["schema_version"] == 1
+        assert doc["content_hash"] == sha256_of(
+            {"complete": True, "case": case, "tabs": {"pihak": []}}
+        )
+    with ItemStore.open(store_path) as upgraded:
+        assert rows(store_path, "PRAGMA user_version") == [(2,)]
+        assert rows(store_path, "SELECT part, schema_version FROM parts ORDER BY part") == [
+            ("case", 1),
+            ("tab:pihak", 1),
+        ]
+        upgraded.upsert_part(court=COURT, case_number=NUMBER, part="case", data=case)
+        doc = upgraded.get_document(KEY)
+        assert doc is not None
+        assert doc["schema_version"] == 1  # its tab is still format 1

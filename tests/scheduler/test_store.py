@@ -20,6 +20,7 @@ from extensions.store import (
     ErrorFilter,
     Exchange,
     NewRequest,
+    PageWarning,
     RunInfo,
     StateError,
     Status,
@@ -223,6 +224,47 @@ class StoreContract:
             ["pending", "inflight", "ok", "error"], 0
         )
 
+    def test_parse_warnings_are_recorded_with_the_ok_and_counted_per_label(self, db: Path) -> None:
+        s = self.open(db)
+        run_id, _ = s.start_run(RUN)
+        for key in ("tab|c1|1|saksi", "tab|c1|2|saksi", "case|c1|3", "case|c2|4"):
+            s.add(new(key, court=key.split("|")[1]), run_id)
+        saksi = PageWarning("tab:saksi", "saksi", "page")
+        row = PageWarning("detail", "Nama Baru", "row", 2)
+        ids = {}
+        for court in ("c1", "c2"):
+            while (c := s.claim(court, run_id, busy_groups=[], held=[])) is not None:
+                ids[c.key] = c.id
+        s.finish(ids["tab|c1|1|saksi"], run_id, ok=True, warnings=[saksi])
+        # an error records no warnings (its page was not parsed into data)
+        s.finish(ids["tab|c1|2|saksi"], run_id, ok=False, reason="HTTP 500", warnings=[saksi])
+        s.finish(ids["case|c1|3"], run_id, ok=True, warnings=[row])
+        s.finish(ids["case|c2|4"], run_id, ok=True, warnings=[row])
+        report = s.status_report()
+        assert [(w["court"], w["page"], w["label"], w["kind"], w["pages"], w["count"])
+                for w in report.warnings] == [
+            ("c1", "detail", "Nama Baru", "row", 1, 2),
+            ("c1", "tab:saksi", "saksi", "page", 1, 1),
+            ("c2", "detail", "Nama Baru", "row", 1, 2),
+        ]  # fmt: skip
+        assert report.warnings[1]["example_url"] == "http://127.0.0.1/tab|c1|1|saksi"
+        assert report.as_dict()["parse_warnings"] == report.warnings
+        assert [w["court"] for w in s.status_report(court="c2").warnings] == ["c2"]
+        assert len(s.status_report(limit=1).warnings) == 1
+        # requeued and parsed again: its ok records its warnings
+        assert s.requeue(ErrorFilter(kind="tab")) == 1
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        assert c.id == ids["tab|c1|2|saksi"]
+        s.finish(c.id, run_id, ok=True, warnings=[saksi])
+        report = s.status_report()
+        assert [(w["court"], w["page"], w["pages"], w["count"]) for w in report.warnings] == [
+            ("c1", "tab:saksi", 2, 2),
+            ("c1", "detail", 1, 2),
+            ("c2", "detail", 1, 2),
+        ]
+        s.close()
+
 
 class TestMemoryStore(StoreContract):
     def make(self, path: Path) -> MemoryRequestStore:
@@ -260,6 +302,33 @@ class TestSqliteStore(StoreContract):
         sqlite3.connect(db).execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
         with pytest.raises(StateError, match="schema version"):
             self.open(db)
+
+    def test_a_version_1_state_is_read_without_warnings_and_upgraded_on_write(
+        self, db: Path
+    ) -> None:
+        s = self.open(db)
+        run_id, _ = s.start_run(RUN)
+        s.add(new("case|c1|1"), run_id)
+        s.close()
+        con = sqlite3.connect(db)
+        for name in ("parse_warnings_insert", "parse_warnings_delete"):
+            con.execute(f"DROP TRIGGER {name}")
+        con.execute("DROP TABLE parse_warnings")
+        con.execute("DROP TABLE parse_warning_counts")
+        con.execute("PRAGMA user_version = 1")
+        con.commit()
+        con.close()
+        ro = SqliteRequestStore.open(db, readonly=True)
+        assert ro.status_report().warnings == []
+        assert ro.status_report().totals()["pending"] == 1
+        ro.close()
+        s = self.open(db)
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        s.finish(c.id, run_id, ok=True, warnings=[PageWarning("detail", "X", "row")])
+        assert [w["label"] for w in s.status_report().warnings] == ["X"]
+        s.close()
+        assert sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
     def test_readonly_without_state_is_a_clear_error(self, db: Path) -> None:
         with pytest.raises(StateError, match="nothing has been crawled"):

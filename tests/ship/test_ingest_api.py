@@ -25,6 +25,7 @@ def document(version: int = 0) -> dict[str, Any]:
         "dedupe_key": KEY,
         "source_type": "sipp.pa-testkota",
         "source_id": "7/Pdt.G/2024/PA Tst",
+        "schema_version": 2,
         "content_hash": "",
         "complete": True,
         "case": {"nomor_perkara": "7/Pdt.G/2024/PA Tst", "pihak": "Siti Ãminah", "v": version},

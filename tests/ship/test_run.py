@@ -40,6 +40,7 @@ def doc(i: int, version: int = 0) -> dict[str, Any]:
         "dedupe_key": f"sipp.pn-x:{i}/Pdt.G/2024/PN X",
         "source_type": "sipp.pn-x",
         "source_id": f"{i}/Pdt.G/2024/PN X",
+        "schema_version": 2,
         "content_hash": "",
         "complete": True,
         "case": {"nomor_perkara": f"{i}/Pdt.G/2024/PN X", "v": version},

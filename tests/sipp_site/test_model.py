@@ -142,7 +142,16 @@ def test_truth_export_is_sorted_complete_and_equal_with_or_without_faults(tmp_pa
     want = {dedupe_key("pn-replika", data.case(i).nomor_perkara) for i in range(50)}
     assert set(keys) == want
     for doc in docs:
-        assert set(doc) == {"dedupe_key", "source_type", "source_id", "complete", "case", "tabs"}
+        assert set(doc) == {
+            "dedupe_key",
+            "source_type",
+            "source_id",
+            "schema_version",
+            "complete",
+            "case",
+            "tabs",
+        }
+        assert doc["schema_version"] == 2
         assert doc["complete"] is True
         assert doc["source_type"] == "sipp.pn-replika"
         assert doc["case"]["nomor_perkara"] == doc["source_id"]
