@@ -16,7 +16,7 @@ import lxml.etree
 
 from harvest.sipp.detail_page import date_value, table_records
 from harvest.sipp.exceptions import ParseError
-from harvest.sipp.generic import generic_table, parse_generic, parse_tab_page
+from harvest.sipp.generic import generic_table, parse_tab_page
 from harvest.sipp.html import (
     Element,
     cells,

@@ -20,7 +20,6 @@ from scrapy.http import Response
 from harvest import identity
 from harvest.clock import utc_now
 from harvest.items import CASE_PART, CasePart, RowProblem, tab_part
-from harvest.parse_report import parsed
 from harvest.meta import (
     META_CASE,
     META_COOKIEJAR,
@@ -32,6 +31,7 @@ from harvest.meta import (
     META_NEEDS_WARM,
     META_WARMUP_URL,
 )
+from harvest.parse_report import parsed
 from harvest.sipp import ListRow, parse_detail_page, parse_list_page, parse_tab
 from harvest.sipp import case_part_data as build_case_part_data
 from harvest.spider_args import ALL_CASES, SippArgs

@@ -1,17 +1,10 @@
-"""Fixtures for the parser tests: saved pages under tests/fixtures/."""
+"""Fixtures for the parser tests (saved pages: tests/support/fixtures.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
-def read_fixture(relpath: str) -> str:
-    """The text of a saved page, ``relpath`` relative to ``tests/fixtures/``."""
-    return (FIXTURES / relpath).read_text(encoding="utf-8")
+from tests.support.pages import read_fixture
 
 
 @pytest.fixture(scope="session")

@@ -10,8 +10,7 @@ from harvest.sipp import ParseError, page_error, parse_detail_page, parse_generi
 from harvest.sipp.detail_page import parse_data_umum
 from harvest.sipp.html import long_text, parse_html
 from harvest.sipp.warnings import ParseWarning, collect_warnings
-
-from .conftest import read_fixture
+from tests.support.pages import read_fixture
 
 CLOSE = '<script type="text/javascript">closeLoading();</script>'
 
@@ -194,7 +193,7 @@ def test_unknown_slug_warns_and_known_parser_finding_nothing_falls_back():
     with collect_warnings() as found:
         parse_tab("sub_kurator", "<table><tr><td>No</td></tr><tr><td>1</td></tr></table>")
     assert found == [ParseWarning("tab:sub_kurator", "sub_kurator", "page")]
-    # an appeal page whose label rows the parser does not know at all -> never {}
+    # an appeal page whose tables the parser does not know at all -> kept, never {}
     html = (
         '<table id="infoPerkara"><tr><td colspan="2">DATA PARA PIHAK</td></tr></table>'
         "<table><tr><td>Pihak</td><td>Nama</td></tr><tr><td>Pembanding</td><td>ANI</td></tr>"
@@ -203,13 +202,14 @@ def test_unknown_slug_warns_and_known_parser_finding_nothing_falls_back():
     with collect_warnings() as found:
         data = parse_tab("banding", html)
     assert data == {
-        "generic": True,
-        "blocks": [
-            {"rows": [["DATA PARA PIHAK"]]},
-            {"rows": [["Pihak", "Nama"], ["Pembanding", "ANI"]]},
-        ],
+        "lainnya": [
+            {
+                "label": None,
+                "rows": [["DATA PARA PIHAK"], ["Pihak", "Nama"], ["Pembanding", "ANI"]],
+            }
+        ]
     }
-    assert found == [ParseWarning("tab:banding", "banding", "page")]
+    assert found == [ParseWarning("tab:banding", "", "block")]
     # a no-data page and a header-only table are no data: the typed empty value, no warning
     empty = '<div class="cssTable" align="center"><b>DATA TIDAK DITEMUKAN</b></div>' + CLOSE
     header_only = "<table><tr><th>No</th><th>Tanggal</th><th>Tahapan</th></tr></table>"

@@ -12,8 +12,7 @@ import pytest
 
 from harvest.sipp import parse_detail_page, parse_list_page, parse_tab
 from harvest.sipp.warnings import collect_warnings
-
-from .conftest import FIXTURES
+from tests.support.pages import FIXTURES
 
 GOLDEN = FIXTURES / "golden"
 NAMES = sorted(p.name for p in GOLDEN.iterdir() if (p / "fixture.json").is_file())

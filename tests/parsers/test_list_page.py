@@ -5,8 +5,7 @@ import pytest
 from harvest.sipp import ListRow, MenuEntry, ParseError, parse_list_page
 from harvest.sipp.list_page import listing_url
 from harvest.sipp.warnings import ParseWarning, collect_warnings
-
-from .conftest import FIXTURES
+from tests.support.pages import FIXTURES
 
 GOLDEN = FIXTURES / "golden"
 

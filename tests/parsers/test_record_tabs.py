@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harvest.sipp import ParseError, parse_tab
+from harvest.sipp import TAB_PARSERS, ParseError, parse_tab
 from harvest.sipp.warnings import ParseWarning, collect_warnings
 
 CLOSE = '<script type="text/javascript">closeLoading();</script>'
@@ -139,4 +139,9 @@ def test_second_row_of_a_tab_starts_a_second_record():
 def test_common_tab_with_text_but_no_table_is_not_that_tab():
     for slug in ("penetapan", "biaya_perkara", "barang_bukti", "jadwal_sidang", "saksi"):
         with pytest.raises(ParseError, match=f"tab {slug}: "):
-            parse_tab(slug, "<p>Halaman pemeliharaan</p>" + CLOSE)
+            TAB_PARSERS[slug]("<p>Halaman pemeliharaan</p>" + CLOSE)
+        # the dispatch keeps it generically with a warning (never an error, never {})
+        with collect_warnings() as found:
+            data = parse_tab(slug, "<p>Halaman pemeliharaan</p>" + CLOSE)
+        assert data == {"generic": True, "blocks": [{"text": "Halaman pemeliharaan"}]}
+        assert found == [ParseWarning(f"tab:{slug}", slug, "page")]

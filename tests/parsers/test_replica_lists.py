@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from harvest.sipp import parse_list_page
-
-from .conftest import FIXTURES, read_fixture
+from tests.support.pages import FIXTURES, read_fixture
 
 BASE = "http://127.0.0.1:8800/"
 MANIFEST = json.loads((FIXTURES / "replica" / "manifest.json").read_text(encoding="utf-8"))

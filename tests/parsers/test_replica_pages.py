@@ -21,8 +21,7 @@ from harvest.sipp import (
     parse_list_page,
     parse_tab,
 )
-
-from .conftest import FIXTURES, read_fixture
+from tests.support.pages import FIXTURES, read_fixture
 
 REPLICA = FIXTURES / "replica"
 BASE = "http://127.0.0.1:8800/"

@@ -21,10 +21,9 @@ import pytest
 
 from reference.sipp_site import court as replica_court
 from reference.sipp_site.testing import running_replica
+from tests.support.pages import FIXTURES
 from tests.support.replica_pages import Page, crawl_pages, parsed_object
 from tests.support.text_coverage import dropped_texts, visible_texts
-
-from .conftest import FIXTURES
 
 GOLDEN = FIXTURES / "golden"
 GOLDEN_NAMES = sorted(p.name for p in GOLDEN.iterdir() if (p / "fixture.json").is_file())

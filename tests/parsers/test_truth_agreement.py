@@ -28,8 +28,7 @@ import pytest
 
 from reference.sipp_site import court as replica_court
 from reference.sipp_site.model import CourtData
-
-from .conftest import FIXTURES
+from tests.support.pages import FIXTURES
 
 GOLDEN = FIXTURES / "golden"
 GOLDEN_NAMES = sorted(p.name for p in GOLDEN.iterdir() if (p / "fixture.json").is_file())
@@ -40,7 +39,14 @@ SEED = 1
 NOT_IN_TRUTH_ROW = frozenset({"lama_proses"})
 
 #: Golden fixture -> why the replica's truth has no case of its structure today.
-AGREEMENT_XFAIL: dict[str, str] = {}
+AGREEMENT_XFAIL: dict[str, str] = {
+    "tab-verzet-ptun-perlawanan": "the replica generates no PTUN verzet (Perlawanan) yet",
+    "verdict-kasasi-mediasi-dicabut": "the replica's kasasi mediasi never names a mediator",
+    "verdict-putusan-alur-119": "the replica's 119 cases stop before the verdict",
+    "verdict-putusan-kepailitan": "the replica generates no kepailitan (alur 3) cases",
+    "verdict-putusan-militer-124": "the replica's 124 cases stop before the verdict",
+    "verdict-putusan-pidana-penetapan-91": "the replica gives no criminal case status 91",
+}
 
 
 # ------------------------------------------------------------------------- structures

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from harvest.sipp import ParseError, parse_tab
+from harvest.sipp import TAB_PARSERS, ParseError, parse_tab
 from harvest.sipp.warnings import collect_warnings
 
 
@@ -135,8 +135,13 @@ def test_unknown_party_column_is_kept_per_row():
 @pytest.mark.parametrize("slug", ["putusan", "banding", "kasasi", "pk", "putusan_sela", "grasi"])
 def test_no_data_message_is_empty_and_a_page_without_tables_is_an_error(slug: str):
     assert parse_tab(slug, "<div><b>DATA TIDAK DITEMUKAN</b></div>") == {}
+    page = "<div>Maaf, halaman sedang dalam perbaikan</div>"
     with pytest.raises(ParseError, match=slug):
-        parse_tab(slug, "<div>Maaf, halaman sedang dalam perbaikan</div>")
+        TAB_PARSERS[slug](page)
+    # the dispatch never raises on it: the page is kept generically, with a warning
+    got, warned = _warnings(slug, page)
+    assert got == {"generic": True, "blocks": [{"text": "Maaf, halaman sedang dalam perbaikan"}]}
+    assert warned == [{"page": f"tab:{slug}", "label": slug, "kind": "page"}]
 
 
 def test_single_judge_and_lines_without_a_title():

@@ -20,8 +20,7 @@ import pytest
 from harvest.canonical import content_hash, document_hash
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import crawl, state_query, truth_by_key
-
-from .conftest import IngestServer, documents, log_lines, run_ship
+from tests.support.ingest import IngestServer, documents, log_lines, run_ship
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.scheduler.conftest import exchanges, query, run, start, wait_for_progress
-from tests.support.harvest_run import crawl_command, scrapy_command
+from tests.support.harvest_run import crawl_command, run, scrapy_command, start
+from tests.support.harvest_run import state_query as query
+from tests.support.scheduler import exchanges, wait_for_progress
 
 pytestmark = pytest.mark.slow
 
