@@ -28,10 +28,13 @@ politeness, so the replica sees two polite crawlers). From each workspace's ``ur
 
 Then CPU per response, old vs new, from unthrottled crawls (delay 0, AutoThrottle off, 16 in
 flight: only CPU is measured, so politeness would just make the run longer) of ``--cpu-cases``
-cases, alternating old/new for ``--rounds`` rounds (the crawl process's user + system time,
-start-up included, over its responses), and a cProfile of one unthrottled crawl of each: the
-shares of the state store (``extensions/``), the item store (``pipelines/``), Scrapy's
-generator-return check and log records.
+cases, an old and a new crawl at the same time in each of ``--rounds`` rounds (so both see the
+same load of a shared machine): the crawl process's CPU time from spider open to close
+(:class:`CpuMeter`, start-up excluded) over its responses; the new/old ratio is the median of
+the rounds' ratios. Last, a
+cProfile of one unthrottled crawl of each: the shares of the state store
+(``extensions/sqlite_store.py``), the item store (``pipelines/``), Scrapy's generator-return
+check and log records, and their profiled milliseconds per response.
 """
 
 from __future__ import annotations
@@ -40,9 +43,9 @@ import argparse
 import ast
 import datetime as dt
 import itertools
+import json
 import pstats
 import re
-import resource
 import sqlite3
 import statistics
 import subprocess
@@ -50,24 +53,57 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from harvest import settings as project_settings  # noqa: E402
 from reference.sipp_site.testing import UNTHROTTLED_SETTINGS, running_replica  # noqa: E402
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy.crawler import Crawler
+
+
+class CpuMeter:
+    """Records the crawl process's CPU time from spider open to close (``bench/cpu_seconds``):
+    CPU per response without the interpreter's and Scrapy's start-up."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.t0 = 0.0
+        crawler.signals.connect(self.opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def opened(self) -> None:
+        self.t0 = time.process_time()
+
+    def closed(self) -> None:
+        assert self.crawler.stats is not None
+        self.crawler.stats.set_value("bench/cpu_seconds", time.process_time() - self.t0)
+
 
 COURT = "pn-pace"
 DELAY = 1.0
+METER = "bench.bench_pace.CpuMeter"
 #: What the project did before issue 16 (Scrapy's downloader, AutoThrottle and logging).
 OLD = {
     "DOWNLOADER": "scrapy.core.downloader.Downloader",
-    "EXTENSIONS": '{"scrapy.extensions.throttle.AutoThrottle": 0}',
+    "EXTENSIONS": json.dumps({"scrapy.extensions.throttle.AutoThrottle": 0, METER: 0}),
     "HARVEST_CASE_LOOKAHEAD": "-1",
     "WARN_ON_GENERATOR_RETURN_VALUE": "True",
 }
-NEW: dict[str, str] = {}
+#: The project's settings (its extensions, plus the CPU meter).
+NEW = {"EXTENSIONS": json.dumps({**project_settings._PACING_EXTENSIONS, METER: 0})}
 COMMON = {"LOG_LEVEL": "INFO", "LOGSTATS_INTERVAL": "600", "TELNETCONSOLE_ENABLED": "False"}
 _STATS = re.compile(r"Dumping Scrapy stats:\n(\{.*?\})\n", re.DOTALL)
 
@@ -124,11 +160,12 @@ def pacing(ws: Path) -> dict[str, float]:
     done_at = sorted(at for at, _ in complete.values())
     if complete:
         first_group = min(complete, key=lambda g: complete[g][0])
-        first_at, first_requests = complete[first_group]
-        first_requests += 1  # the list page that listed it
+        first_at, own = complete[first_group]
+        first_requests = own + 1.0  # and the list page that listed it
     else:  # nothing complete in the whole run
-        first_at, first_requests = float("nan"), 0
-    reqs_per_case = statistics.fmean(n for _, n in complete.values()) + lists / max(1, len(groups))
+        first_at, first_requests = float("nan"), float("nan")
+    reqs_per_case = statistics.fmean([n for _, n in complete.values()] or [float("nan")])
+    reqs_per_case += lists / max(1, len(groups))
     bound = 3600.0 / (reqs_per_case * DELAY)
     whole = len(complete) / (times[-1] - t0) * 3600.0
     steady = (len(done_at) - 1) / (done_at[-1] - done_at[0]) * 3600.0 if len(done_at) > 2 else 0
@@ -173,19 +210,26 @@ def polite_side_by_side(url: str, tmp: Path, seconds: float) -> dict[str, dict[s
     return out
 
 
-def cpu_crawl(url: str, tmp: Path, name: str, settings: dict[str, str]) -> float:
-    """CPU ms per response of one unthrottled crawl (the crawl process, start-up included)."""
-    ws = tmp / f"cpu-{name}-{time.monotonic_ns()}"
-    cmd = crawl_cmd(url, ws, {**UNTHROTTLED_SETTINGS, **settings})
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    m = _STATS.search(proc.stderr)
-    if proc.returncode != 0 or m is None:
-        raise SystemExit(f"{name} crawl failed:\n{proc.stderr[-3000:]}")
-    stats = ast.literal_eval(re.sub(r"datetime\.datetime\([^)]*\)", "None", m.group(1)))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu * 1000.0 / float(stats["response_received_count"])
+def cpu_pair(url: str, tmp: Path) -> dict[str, float]:
+    """CPU ms per response of an old and a new unthrottled crawl run at the same time (the same
+    machine load for both), each from spider open to close."""
+    procs = {}
+    for name, settings in (("old", OLD), ("new", NEW)):
+        ws = tmp / f"cpu-{name}-{time.monotonic_ns()}"
+        cmd = crawl_cmd(url, ws, {**UNTHROTTLED_SETTINGS, **settings})
+        procs[name] = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+    out = {}
+    for name, proc in procs.items():
+        _, err = proc.communicate(timeout=900)
+        m = _STATS.search(err)
+        if proc.returncode != 0 or m is None:
+            raise SystemExit(f"{name} crawl failed:\n{err[-3000:]}")
+        stats = ast.literal_eval(re.sub(r"datetime\.datetime\([^)]*\)", "None", m.group(1)))
+        cpu = float(stats["bench/cpu_seconds"])
+        out[name] = cpu * 1000.0 / float(stats["response_received_count"])
+    return out
 
 
 SHARES = {
@@ -208,10 +252,16 @@ def profile_shares(url: str, tmp: Path, name: str, settings: dict[str, str]) -> 
     ws = tmp / f"prof-{name}"
     cmd = crawl_cmd(url, ws, {**UNTHROTTLED_SETTINGS, **settings})
     cmd[1:2] = ["-m", "cProfile", "-o", str(out), "-m"]  # python -m cProfile -o F -m scrapy
-    subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
+    m = _STATS.search(proc.stderr)
+    assert m is not None, proc.stderr[-2000:]
+    stats = ast.literal_eval(re.sub(r"datetime\.datetime\([^)]*\)", "None", m.group(1)))
     prof = pstats.Stats(str(out))
     total = max(ct for (_f, _l, _n), (_cc, _nc, _tt, ct, _c) in prof.stats.items())  # type: ignore[attr-defined]
-    shares: dict[str, Any] = {"total_s": total}
+    shares: dict[str, Any] = {
+        "total_s": total,
+        "responses": float(stats["response_received_count"]),
+    }
     for label, pred in SHARES.items():
         # sum the cumulative time of the matching functions not called from one another
         cum = 0.0
@@ -227,7 +277,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=180.0, help="each polite crawl")
     parser.add_argument("--cases", type=int, default=2000, help="cases of the replica court")
     parser.add_argument("--cpu-cases", type=int, default=200, help="cases of the CPU crawls")
-    parser.add_argument("--rounds", type=int, default=3, help="old/new CPU crawl pairs")
+    parser.add_argument("--rounds", type=int, default=5, help="old/new CPU crawl pairs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-pace-") as name:
         tmp = Path(name)
@@ -236,10 +286,14 @@ def main() -> None:
         with running_replica(cases=args.cpu_cases, seed=16, court_id=COURT) as rep:
             cpu: dict[str, list[float]] = {"old": [], "new": []}
             for r in range(args.rounds):
-                for which in ("old", "new") if r % 2 == 0 else ("new", "old"):
-                    ms = cpu_crawl(rep.url, tmp, which, OLD if which == "old" else NEW)
+                pair = cpu_pair(rep.url, tmp)
+                for which, ms in pair.items():
                     cpu[which].append(ms)
-                    print(f"cpu round {r + 1} {which}: {ms:.2f} CPU ms/response", flush=True)
+                print(
+                    f"cpu round {r + 1}: old {pair['old']:.2f}, new {pair['new']:.2f} "
+                    "CPU ms/response",
+                    flush=True,
+                )
             shares = {w: profile_shares(rep.url, tmp, w, OLD if w == "old" else NEW) for w in cpu}
     print()
     print(
@@ -276,13 +330,24 @@ def main() -> None:
     old_ms, new_ms = statistics.median(cpu["old"]), statistics.median(cpu["new"])
     ratios = [n / o for o, n in zip(cpu["old"], cpu["new"], strict=True)]
     print(
-        f"CPU per response, unthrottled {args.cpu_cases}-case crawls, {args.rounds} rounds: "
-        f"old {old_ms:.2f} ms, new {new_ms:.2f} ms: new/old {new_ms / old_ms:.3f} "
-        f"(per round {min(ratios):.3f}-{max(ratios):.3f})"
+        f"CPU per response (spider open to close), unthrottled {args.cpu_cases}-case crawls, "
+        f"{args.rounds} rounds: old {old_ms:.2f} ms, new {new_ms:.2f} ms (medians); new/old "
+        f"{statistics.median(ratios):.3f} (median of the rounds' ratios; "
+        f"{min(ratios):.3f}-{max(ratios):.3f})"
     )
     print("cProfile shares of one unthrottled crawl (old -> new):")
     for label in SHARES:
-        print(f"  {label:62s} {shares['old'][label]:6.1%} -> {shares['new'][label]:6.1%}")
+        o, n = shares["old"], shares["new"]
+        ms_o = o[label] * o["total_s"] * 1000 / o["responses"]
+        ms_n = n[label] * n["total_s"] * 1000 / n["responses"]
+        print(
+            f"  {label:62s} {o[label]:6.1%} -> {n[label]:6.1%}   "
+            f"({ms_o:.2f} -> {ms_n:.2f} profiled ms/response)"
+        )
+    print(
+        f"  whole profiled crawl: {o['total_s'] * 1000 / o['responses']:.2f} -> "
+        f"{n['total_s'] * 1000 / n['responses']:.2f} profiled ms/response"
+    )
     print(
         "targets: rate >= 0.97 x 1/delay; first case <= 1.2 x (its requests x delay); "
         "cases/h >= 0.95 x the delay-bound maximum"
