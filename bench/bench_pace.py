@@ -32,7 +32,7 @@ cases, an old and a new crawl at the same time in each of ``--rounds`` rounds (s
 same load of a shared machine): the crawl process's CPU time from spider open to close
 (:class:`CpuMeter`, start-up excluded) over its responses; the new/old ratio is the median of
 the rounds' ratios. Last, a
-cProfile of one unthrottled crawl of each: the shares of the state store
+cProfile of one unthrottled crawl of each (again at the same time): the shares of the state store
 (``extensions/sqlite_store.py``), the item store (``pipelines/``), Scrapy's generator-return
 check and log records, and their profiled milliseconds per response.
 """
@@ -246,15 +246,25 @@ SHARES = {
 }
 
 
-def profile_shares(url: str, tmp: Path, name: str, settings: dict[str, str]) -> dict[str, Any]:
-    """Run one unthrottled crawl under cProfile; each part's share of the profiled time."""
-    out = tmp / f"{name}.prof"
-    ws = tmp / f"prof-{name}"
-    cmd = crawl_cmd(url, ws, {**UNTHROTTLED_SETTINGS, **settings})
-    cmd[1:2] = ["-m", "cProfile", "-o", str(out), "-m"]  # python -m cProfile -o F -m scrapy
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
-    m = _STATS.search(proc.stderr)
-    assert m is not None, proc.stderr[-2000:]
+def profile_shares(url: str, tmp: Path) -> dict[str, dict[str, Any]]:
+    """One unthrottled old and new crawl under cProfile, at the same time; each part's share
+    of the profiled time."""
+    procs = {}
+    for name, settings in (("old", OLD), ("new", NEW)):
+        cmd = crawl_cmd(url, tmp / f"prof-{name}", {**UNTHROTTLED_SETTINGS, **settings})
+        # python -m cProfile -o FILE -m scrapy crawl ...
+        cmd[1:2] = ["-m", "cProfile", "-o", str(tmp / f"{name}.prof"), "-m"]
+        procs[name] = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+    return {name: _shares(tmp / f"{name}.prof", proc) for name, proc in procs.items()}
+
+
+def _shares(out: Path, proc: subprocess.Popen[str]) -> dict[str, Any]:
+    _, err = proc.communicate(timeout=900)
+    m = _STATS.search(err)
+    if proc.returncode != 0 or m is None:
+        raise SystemExit(f"profiled crawl failed:\n{err[-3000:]}")
     stats = ast.literal_eval(re.sub(r"datetime\.datetime\([^)]*\)", "None", m.group(1)))
     prof = pstats.Stats(str(out))
     total = max(ct for (_f, _l, _n), (_cc, _nc, _tt, ct, _c) in prof.stats.items())  # type: ignore[attr-defined]
@@ -294,7 +304,7 @@ def main() -> None:
                     "CPU ms/response",
                     flush=True,
                 )
-            shares = {w: profile_shares(rep.url, tmp, w, OLD if w == "old" else NEW) for w in cpu}
+            shares = profile_shares(rep.url, tmp)
     print()
     print(
         f"replica court, {args.cases} cases; default politeness: DOWNLOAD_DELAY {DELAY} s "
@@ -335,7 +345,7 @@ def main() -> None:
         f"{statistics.median(ratios):.3f} (median of the rounds' ratios; "
         f"{min(ratios):.3f}-{max(ratios):.3f})"
     )
-    print("cProfile shares of one unthrottled crawl (old -> new):")
+    print("cProfile shares of one unthrottled crawl of each, run at the same time (old -> new):")
     for label in SHARES:
         o, n = shares["old"], shares["new"]
         ms_o = o[label] * o["total_s"] * 1000 / o["responses"]
