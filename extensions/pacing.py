@@ -12,7 +12,9 @@ extension. What they change, and why (docs/scheduler.md, "Pacing"):
   up (measured: 1.27 s mean for a 1.0 s delay, a court at 0.79 of its polite rate). A
   :class:`PacedSlot` draws the random factor once after each request it sends and keeps it until
   the next, so gaps are uniform on [delay x (1 - jitter), delay x (1 + jitter)], mean = delay.
-  When AutoThrottle changes the delay meanwhile, the same factor applies to the new delay.
+  When AutoThrottle changes the delay meanwhile, the same factor applies to the new delay. A
+  send that went out late (a busy machine's timer) is taken off the next gap, within the
+  jittered range, so lateness does not add up either.
 * **The best request goes first.** Scrapy's slot sends its queue first in, first out; the
   scheduler hands over requests of a few cases at once (the case cap), so a FIFO slot would
   interleave them and every case would take cap x longer to complete. A :class:`PacedSlot` sends
@@ -87,6 +89,13 @@ class PacedSlot(Slot):
     """A downloader slot with a delay drawn once per gap and a priority-ordered queue.
 
     ``floor``: the smallest delay AutoThrottle may set (the slot's configured delay).
+
+    A send that went out later than its gap planned (the event loop's timer fired late on a
+    busy machine, or nothing was queued at that moment) is owed back on the next gap: that gap
+    is shortened by the lateness, at most by ``jitter x delay`` and never under the shortest
+    gap the jitter allows (``delay x (1 - jitter)``). Every gap stays in the jittered range and
+    the gaps never add up to less than their draws: the mean gap is the delay, not the delay
+    plus the timer's lateness.
     """
 
     def __init__(self, concurrency: int, delay: float, jitter: float, floor: float) -> None:
@@ -94,16 +103,23 @@ class PacedSlot(Slot):
         self.queue = PriorityQueue()  # type: ignore[assignment]
         self.floor = floor
         self._factor = 1.0
+        self._owed = 0.0  # lateness of the last send, taken off this gap
         self._drawn_after: float | None = None  # the ``lastseen`` the factor was drawn for
+        self._due: float | None = None  # when the current gap is planned to end
 
     def download_delay(self) -> float:
         if not self.jitter:
             return self.delay
         if self._drawn_after != self.lastseen:
             # a request went out since the last draw: this is a new gap
+            late = self.lastseen - self._due if self._due is not None else 0.0
+            self._owed = min(max(0.0, late), self.jitter * self.delay)
             self._drawn_after = self.lastseen
             self._factor = 1.0 + random.uniform(-self.jitter, self.jitter)
-        return max(0.0, self.delay * self._factor)
+        shortest = self.delay * max(0.0, 1.0 - self.jitter)
+        gap = max(shortest, self.delay * self._factor - self._owed)
+        self._due = self.lastseen + gap
+        return gap
 
 
 class PacedDownloader(Downloader):

@@ -23,21 +23,25 @@ from extensions.quietlog import QuietScrapyLogs, log_level
 from harvest.spiders.sipp import SippSpider
 
 
-def gaps(slot: Slot, n: int) -> list[float]:
-    """Gaps between sends of a slot whose queue is never empty, paced as Scrapy's downloader
-    paces it (``Downloader._process_queue``).
+def gaps(slot: Slot, n: int, *, late: float = 0.0, idle: float = 0.0) -> list[float]:
+    """Gaps between sends of a slot, paced as Scrapy's downloader paces it
+    (``Downloader._process_queue``).
 
     Right after a send the downloader asks ``download_delay()`` and arms a timer for it (other
-    events do nothing while the timer is armed). When the timer fires it asks again: if that
-    answer is longer than the time waited, it waits for the difference and asks again, else it
-    sends.
+    events do nothing while the timer is armed). When the timer fires (``late`` seconds after
+    it was due: a busy machine) it asks again: if that answer is longer than the time waited,
+    it waits for the difference and asks again, else it sends. ``idle``: every 4th request
+    arrives only this long after the gap ended (nothing was queued), and is sent at once.
     """
     out = []
     slot.lastseen = 0.0
-    for _ in range(n):
+    for i in range(n):
         waited, delay = 0.0, slot.download_delay()  # the look right after the send
+        if idle and i % 4 == 3:
+            waited = delay + idle
+            assert slot.download_delay() <= waited  # the look when it arrives: sent
         while waited < delay:
-            waited = delay  # the timer fires
+            waited = delay + late  # the timer fires
             delay = slot.download_delay()
         out.append(waited)
         slot.lastseen += waited  # the send
@@ -54,6 +58,24 @@ def test_a_delay_drawn_once_per_gap_keeps_the_mean_gap_at_the_delay() -> None:
     assert max(ours) <= 1.5
     # Scrapy's slot draws again when its timer fires and waits again for a longer draw
     assert statistics.fmean(scrapys) > 1.15
+
+
+def test_a_late_timer_is_taken_off_the_next_gap_within_the_jitter() -> None:
+    random.seed(7)
+    ours = gaps(PacedSlot(2, 1.0, 0.5, floor=1.0), 4000, late=0.04)
+    random.seed(7)
+    scrapys = gaps(Slot(2, 1.0, 0.5), 4000, late=0.04)
+    assert statistics.fmean(ours) == pytest.approx(1.0, abs=0.02)
+    assert min(ours) >= 0.5
+    assert statistics.fmean(scrapys) > 1.2
+    # a request that came late (nothing was queued) shortens the next gap, never under 0.5 s,
+    # and the gaps never add up to less than the delay each
+    random.seed(8)
+    idle = gaps(PacedSlot(2, 1.0, 0.5, floor=1.0), 4000, idle=0.3)
+    assert min(idle) >= 0.5
+    assert statistics.fmean(idle) >= 1.0
+    fixed = gaps(PacedSlot(2, 1.0, 0.0, floor=1.0), 100, late=0.04)
+    assert min(fixed) == pytest.approx(1.04)  # no jitter: no gap shorter than the delay
 
 
 def test_the_draw_is_kept_until_the_next_send_and_follows_autothrottle() -> None:
