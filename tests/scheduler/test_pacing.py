@@ -60,6 +60,16 @@ def test_a_delay_drawn_once_per_gap_keeps_the_mean_gap_at_the_delay() -> None:
     assert statistics.fmean(scrapys) > 1.15
 
 
+def test_draws_come_in_mirrored_pairs_so_any_stretch_averages_the_delay() -> None:
+    random.seed(3)
+    ours = gaps(PacedSlot(2, 1.0, 0.5, floor=1.0), 300)
+    pairs = [a + b for a, b in zip(ours[::2], ours[1::2], strict=True)]
+    assert pairs == pytest.approx([2.0] * 150)
+    assert len({round(g, 6) for g in ours}) > 140  # each gap is still random
+    for start in range(0, 280, 40):  # a stretch of 20 requests anywhere
+        assert statistics.fmean(ours[start : start + 20]) == pytest.approx(1.0)
+
+
 def test_a_late_timer_is_taken_off_the_next_gap_within_the_jitter() -> None:
     random.seed(7)
     ours = gaps(PacedSlot(2, 1.0, 0.5, floor=1.0), 4000, late=0.04)
