@@ -11,6 +11,10 @@ setting                         type     default / meaning
 ``HARVEST_STATE_COMMIT``        str      ``turn``: the transitions of one reactor turn are
                                          committed together at its end (group commit);
                                          ``each``: every transition commits on its own
+``HARVEST_CASE_LOOKAHEAD``      int      ``1``: a court works on at most its concurrency
+                                         (``CONCURRENT_REQUESTS_PER_DOMAIN``, or its
+                                         ``DOWNLOAD_SLOTS`` entry) + this many cases
+                                         (request groups) at once; ``-1``: no cap
 ==============================  =======  ===============================================
 """
 
@@ -38,6 +42,9 @@ DEFAULT_BUSY_TIMEOUT = 30.0
 DEFAULT_SYNCHRONOUS = "NORMAL"
 DEFAULT_URL_LOG = True
 DEFAULT_COMMIT = "turn"
+DEFAULT_CASE_LOOKAHEAD = 1
+#: Scrapy's default CONCURRENT_REQUESTS_PER_DOMAIN (the court concurrency if nothing says more).
+DEFAULT_COURT_CONCURRENCY = 8
 _SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA")
 _COMMIT = ("turn", "each")
 
@@ -50,8 +57,19 @@ class SchedulerConfig:
     synchronous: str = DEFAULT_SYNCHRONOUS
     url_log: bool = DEFAULT_URL_LOG
     commit: str = DEFAULT_COMMIT
+    #: extra cases beyond the court's concurrency; ``-1``: no cap on started cases
+    case_lookahead: int = DEFAULT_CASE_LOOKAHEAD
+    #: requests in flight per court (``CONCURRENT_REQUESTS_PER_IP`` or ``_PER_DOMAIN``)
+    court_concurrency: int = DEFAULT_COURT_CONCURRENCY
+    #: ``DOWNLOAD_SLOTS`` concurrency by host (slot key), where set
+    slot_concurrency: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
+        if self.case_lookahead < -1:
+            raise SettingsError(
+                f"HARVEST_CASE_LOOKAHEAD must be a whole number >= 0 (or -1: no cap on started "
+                f"cases), got {self.case_lookahead!r} (default {DEFAULT_CASE_LOOKAHEAD})"
+            )
         if self.commit not in _COMMIT:
             raise SettingsError(
                 f"HARVEST_STATE_COMMIT must be one of {', '.join(_COMMIT)}, got "
@@ -84,7 +102,23 @@ class SchedulerConfig:
                 "HARVEST_STATE_BUSY_TIMEOUT must be a number of seconds, got "
                 f"{settings.get('HARVEST_STATE_BUSY_TIMEOUT')!r}"
             ) from exc
+        try:
+            lookahead = settings.getint("HARVEST_CASE_LOOKAHEAD", DEFAULT_CASE_LOOKAHEAD)
+        except ValueError as exc:
+            raise SettingsError(
+                "HARVEST_CASE_LOOKAHEAD must be a whole number (-1: no cap), got "
+                f"{settings.get('HARVEST_CASE_LOOKAHEAD')!r}"
+            ) from exc
+        slots = settings.getdict("DOWNLOAD_SLOTS")
         return cls(
+            case_lookahead=lookahead,
+            court_concurrency=settings.getint("CONCURRENT_REQUESTS_PER_IP")
+            or settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN", DEFAULT_COURT_CONCURRENCY),
+            slot_concurrency=tuple(
+                (str(host), int(slot["concurrency"]))
+                for host, slot in slots.items()
+                if isinstance(slot, dict) and "concurrency" in slot
+            ),
             workspace=str(settings.get(WORKSPACE_ENV) or ""),
             store=str(settings.get("HARVEST_STATE_STORE") or DEFAULT_STORE),
             busy_timeout=busy,
@@ -94,6 +128,18 @@ class SchedulerConfig:
             url_log=settings.getbool("HARVEST_STATE_URL_LOG", DEFAULT_URL_LOG),
             commit=str(settings.get("HARVEST_STATE_COMMIT") or DEFAULT_COMMIT).lower(),
         )
+
+    def case_cap(self, host: str | None) -> int | None:
+        """Cases (request groups) a court on ``host`` works on at once; ``None``: no cap.
+
+        The court's concurrency (its ``DOWNLOAD_SLOTS`` entry, else the per-domain setting)
+        plus ``HARVEST_CASE_LOOKAHEAD``: enough cases to keep every allowed request in flight
+        and one ready when the politeness delay ends.
+        """
+        if self.case_lookahead < 0:
+            return None
+        concurrency = dict(self.slot_concurrency).get(host or "", self.court_concurrency)
+        return max(1, concurrency) + self.case_lookahead
 
     def open_store(
         self,

@@ -83,6 +83,8 @@ class _Data:
     runs: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     locks: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     warnings: dict[int, list[PageWarning]] = dataclasses.field(default_factory=dict)
+    # court -> its open groups, oldest first (dicts keep insertion order)
+    open_groups: dict[str, dict[str, None]] = dataclasses.field(default_factory=dict)
 
 
 class MemoryRequestStore:
@@ -192,15 +194,23 @@ class MemoryRequestStore:
         return rid
 
     def claim(
-        self, court: str, run_id: int, *, busy_groups: Sequence[str], held: Sequence[int]
+        self,
+        court: str,
+        run_id: int,
+        *,
+        busy_groups: Sequence[str],
+        held: Sequence[int],
+        only_groups: Sequence[str] | None = None,
     ) -> Claimed | None:
         busy, allowed = set(busy_groups), set(held)
+        only = set(only_groups) if only_groups is not None else None
         candidates = [
             r
             for r in self._d.rows.values()
             if r.court == court
             and r.status == Status.PENDING
             and (r.group is None or r.group not in busy or r.id in allowed)
+            and (only is None or r.group in only)
         ]
         if not candidates:
             return None
@@ -208,6 +218,21 @@ class MemoryRequestStore:
         row.attempts += 1
         self._move(row, Status.INFLIGHT, run_id, "dispatched", f"attempt {row.attempts}")
         return Claimed(row.id, row.key, row.group, row.attempts, row.retries, row.blob)
+
+    def open_group(self, court: str, group: str, run_id: int) -> None:
+        self._d.open_groups.setdefault(court, {})[group] = None
+
+    def close_group_if_done(self, court: str, group: str) -> bool:
+        if any(
+            r.group == group and r.status in (Status.PENDING, Status.INFLIGHT)
+            for r in self._d.rows.values()
+        ):
+            return False
+        self._d.open_groups.get(court, {}).pop(group, None)
+        return True
+
+    def open_groups(self, court: str) -> list[str]:
+        return list(self._d.open_groups.get(court, {}))
 
     def retry(
         self, request_id: int, run_id: int, *, url: str, priority: int, retries: int

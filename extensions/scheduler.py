@@ -13,6 +13,11 @@ fingerprint), so the dedupe set lives on disk and memory stays flat in the numbe
 * ``next_request``: the ``pending`` row of this court with the highest priority (then oldest) whose
   ``harvest_group`` has nothing in flight becomes ``inflight``. A group stays reserved across a
   retry or redirect of its row.
+* The case cap: a group (a case) is *open* from the dispatch of its first row until none of its
+  rows is pending or in flight. A court works on at most its concurrency +
+  ``HARVEST_CASE_LOOKAHEAD`` open groups; at the cap only rows of open groups are dispatched
+  (no new case, no list page), so cases finish one after another instead of all starting at
+  once. Open groups are stored: a resumed crawl finishes them before starting new ones.
 * Outcomes are reported by the middlewares of :mod:`extensions.outcome` and
   :mod:`extensions.urllog` through :meth:`HarvestScheduler.fail`, :meth:`note_response` and the
   ``output_*`` methods: a row becomes ``ok`` only after its callback's output is exhausted,
@@ -32,6 +37,7 @@ import os
 import socket
 import sqlite3
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from scrapy import Request, signals
 from scrapy.core.scheduler import BaseScheduler
@@ -135,6 +141,9 @@ class HarvestScheduler(BaseScheduler):
         # requests enqueued in this run and not yet dispatched, newest RECENT_CACHE kept: a
         # dispatch then skips unpickling (the stored row is the same request)
         self._recent: dict[int, Request] = {}
+        # the case cap (None: no cap) and the open groups, oldest first
+        self._cap: int | None = None
+        self._open: dict[str, None] = {}
         self._fatal = False
 
     @classmethod
@@ -184,10 +193,24 @@ class HarvestScheduler(BaseScheduler):
                 else None
             )
             pending = store.count(court=self.court, status=Status.PENDING)
+            # groups started before this run, finished first (a done one is forgotten now)
+            opened = [
+                g
+                for g in store.open_groups(self.court)
+                if not store.close_group_if_done(self.court, g)
+            ]
         except BaseException:
             store.close()
             raise
         self._store = store
+        self._open = dict.fromkeys(opened)
+        self._cap = self.config.case_cap(urlsplit(str(getattr(spider, "base_url", ""))).hostname)
+        if opened:
+            logger.info(
+                "%d cases started before are finished first (case cap %s)",
+                len(opened),
+                self._cap if self._cap is not None else "off",
+            )
         for dead in killed:
             logger.warning(
                 "run %d of court %s ended without closing (killed or crashed); taking over",
@@ -257,6 +280,7 @@ class HarvestScheduler(BaseScheduler):
             self._held.clear()
             self._redirected.clear()
             self._recent.clear()
+            self._open.clear()
 
     def has_pending_requests(self) -> bool:
         if self._redirected:
@@ -315,12 +339,28 @@ class HarvestScheduler(BaseScheduler):
                 self.stats.inc_value("scheduler/dequeued")
             return self._redirected.pop(rid)
         while True:
+            only: list[str] | None = None
+            if self._cap is not None and len(self._open) >= self._cap:
+                # at the cap: only the open groups' rows (a busy group's only through its
+                # held, i.e. retried, row)
+                held_groups = {g for g, _ in self._held.values() if g is not None}
+                only = [g for g in self._open if g not in self._busy or g in held_groups]
+                if not only:
+                    return None
             claimed = self.store.claim(
-                self.court, self.run_id, busy_groups=list(self._busy), held=list(self._held)
+                self.court,
+                self.run_id,
+                busy_groups=list(self._busy),
+                held=list(self._held),
+                only_groups=only,
             )
             if claimed is None:
                 return None
             assert self.spider is not None
+            if claimed.group is not None and claimed.group not in self._open:
+                self._open[claimed.group] = None
+                self.store.open_group(self.court, claimed.group, self.run_id)
+                self._inc("cases_started")
             held = self._held.pop(claimed.id, None)
             if held is not None:
                 request = held[1]
@@ -542,8 +582,19 @@ class HarvestScheduler(BaseScheduler):
 
     def _release_group(self, rid: int, group: str | None) -> None:
         self._held.pop(rid, None)
-        if group is not None and self._busy.get(group) == rid:
+        if group is None:
+            return
+        if self._busy.get(group) == rid:
             del self._busy[group]
+        if group in self._open and group not in self._busy:
+            try:
+                done = self.store.close_group_if_done(self.court, group)
+            except (StateError, sqlite3.Error) as exc:
+                self._die("harvest_state_error", f"cannot record the end of case {group}: {exc}")
+                return
+            if done:
+                del self._open[group]
+                self._inc("cases_finished")
 
     # --- item signals ---------------------------------------------------------------------------
 

@@ -48,7 +48,7 @@ from .store import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "SqliteRequestStore"]
+__all__ = ["SCHEMA", "SCHEMA_ADDITIONS", "SCHEMA_VERSION", "SqliteRequestStore"]
 
 SCHEMA_VERSION = 2
 #: Versions this code opens: 1 (before ``parse_warnings``) is upgraded on a writable open and
@@ -246,6 +246,23 @@ WHERE NOT EXISTS (
 ORDER BY id
 """
 
+#: Objects added after schema version 1 shipped, created on every writable open (an older
+#: state file gains them; older code ignores them, so the version stays 1).
+SCHEMA_ADDITIONS = """
+-- groups (cases) the court's crawl has started and not finished: what the case cap counts
+-- (HARVEST_CASE_LOOKAHEAD); kept across restarts so a resumed crawl finishes them first
+CREATE TABLE IF NOT EXISTS open_groups (
+    court      TEXT NOT NULL,
+    group_key  TEXT NOT NULL,
+    opened_at  TEXT NOT NULL,
+    run_id     INTEGER,
+    PRIMARY KEY (court, group_key)
+);
+-- the unfinished rows of a group: "is this case done?" and claims restricted to open groups
+CREATE INDEX IF NOT EXISTS requests_group_open
+    ON requests (group_key) WHERE status IN ('pending', 'inflight');
+"""
+
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -405,6 +422,8 @@ class SqliteRequestStore:
                     f"{str(path)!r} has request-state schema version {version}, this code "
                     f"expects {SCHEMA_VERSION}; use a matching harvest version or a new workspace"
                 )
+            if not readonly:
+                conn.executescript(SCHEMA_ADDITIONS)
             conn.execute("SELECT count(*) FROM runs").fetchone()
             if not readonly:
                 conn.execute(NOTICE_INDEX)
@@ -600,13 +619,32 @@ class SqliteRequestStore:
         return int(cur.lastrowid or 0)
 
     def claim(
-        self, court: str, run_id: int, *, busy_groups: Sequence[str], held: Sequence[int]
+        self,
+        court: str,
+        run_id: int,
+        *,
+        busy_groups: Sequence[str],
+        held: Sequence[int],
+        only_groups: Sequence[str] | None = None,
     ) -> Claimed | None:
         at = utc_now()
         cond = ""
         params: list[Any] = [at, run_id, court]
-        if busy_groups:
+        if only_groups is not None:
+            if not only_groups:
+                return None
+            # the few open groups' unfinished rows, by the group index, instead of a walk of
+            # every pending row of the court in priority order
+            source = "requests INDEXED BY requests_group_open"
             cond = (
+                f" AND status IN ('pending', 'inflight')"
+                f" AND group_key IN ({','.join('?' * len(only_groups))})"
+            )
+            params.extend(only_groups)
+        else:
+            source = "requests INDEXED BY requests_pending"
+        if busy_groups:
+            cond += (
                 f" AND (group_key IS NULL OR group_key NOT IN ({','.join('?' * len(busy_groups))})"
             )
             params.extend(busy_groups)
@@ -618,7 +656,7 @@ class SqliteRequestStore:
             "UPDATE requests SET status = 'inflight', last_event = 'dispatched', "
             "attempts = attempts + 1, "
             "updated_at = ?, run_id = ? WHERE id = ("
-            "SELECT id FROM requests INDEXED BY requests_pending "
+            f"SELECT id FROM {source} "
             f"WHERE court = ? AND status = 'pending'{cond} "
             "ORDER BY priority DESC, id LIMIT 1) "
             "RETURNING id, key, group_key, attempts, retries, request",
@@ -630,6 +668,34 @@ class SqliteRequestStore:
         return Claimed(
             id=row[0], key=row[1], group=row[2], attempts=row[3], retries=row[4], blob=row[5]
         )
+
+    def open_group(self, court: str, group: str, run_id: int) -> None:
+        self._w().execute(
+            "INSERT INTO open_groups (court, group_key, opened_at, run_id) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
+            (court, group, utc_now(), run_id),
+        )
+
+    def close_group_if_done(self, court: str, group: str) -> bool:
+        busy = self._conn.execute(
+            "SELECT 1 FROM requests INDEXED BY requests_group_open "
+            "WHERE group_key = ? AND status IN ('pending', 'inflight') LIMIT 1",
+            (group,),
+        ).fetchone()
+        if busy is not None:
+            return False
+        self._w().execute(
+            "DELETE FROM open_groups WHERE court = ? AND group_key = ?", (court, group)
+        )
+        return True
+
+    def open_groups(self, court: str) -> list[str]:
+        return [
+            str(r[0])
+            for r in self._conn.execute(
+                "SELECT group_key FROM open_groups WHERE court = ? ORDER BY rowid", (court,)
+            )
+        ]
 
     def retry(
         self, request_id: int, run_id: int, *, url: str, priority: int, retries: int

@@ -262,13 +262,36 @@ class RequestStore(Protocol):
         """Insert a new ``pending`` row; ``None`` if the key is already known."""
 
     def claim(
-        self, court: str, run_id: int, *, busy_groups: Sequence[str], held: Sequence[int]
+        self,
+        court: str,
+        run_id: int,
+        *,
+        busy_groups: Sequence[str],
+        held: Sequence[int],
+        only_groups: Sequence[str] | None = None,
     ) -> Claimed | None:
         """Move the next ``pending`` row of ``court`` to ``inflight``.
 
         Order: ``priority DESC, id``. Rows whose group is in ``busy_groups`` are skipped unless
-        their id is in ``held`` (a retried row keeps its group reserved).
+        their id is in ``held`` (a retried row keeps its group reserved). ``only_groups``: only
+        rows of these groups (the court's case cap is reached; rows without a group too are
+        skipped); ``None``: any row.
         """
+
+    def open_group(self, court: str, group: str, run_id: int) -> None:
+        """Record that the court's crawl started working on ``group`` (idempotent).
+
+        Open groups are what the case cap counts; they survive restarts (:meth:`open_groups`).
+        """
+
+    def close_group_if_done(self, court: str, group: str) -> bool:
+        """Forget the open ``group`` if none of its rows is ``pending`` or ``inflight``.
+
+        Returns whether the group is done (then no longer open); ``False``: it still has work.
+        """
+
+    def open_groups(self, court: str) -> list[str]:
+        """The court's open groups, oldest first."""
 
     def retry(
         self, request_id: int, run_id: int, *, url: str, priority: int, retries: int

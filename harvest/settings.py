@@ -52,6 +52,23 @@ REMOTE_CONTROL_ENABLED = False
 # Items are never logged whole (people's names): scraped/dropped/error lines name the part only.
 LOG_FORMATTER = "extensions.logformatter.PartLogFormatter"
 
+# --- pacing and CPU per response (extensions/pacing.py, quietlog.py; docs/scheduler.md) ------
+# One random delay per gap (mean gap = DOWNLOAD_DELAY, Scrapy's redraws made it 1.27 s for
+# 1.0 s) and the queued request of the highest priority, then oldest row, sent first.
+DOWNLOADER = "extensions.pacing.PacedDownloader"
+_PACING_EXTENSIONS: dict[str, int | None] = {
+    # AutoThrottle that never goes under a court's own DOWNLOAD_SLOTS delay
+    "scrapy.extensions.throttle.AutoThrottle": None,
+    "extensions.pacing.PacedAutoThrottle": 0,
+    # Scrapy's loggers drop records under LOG_LEVEL at the call, not in the handler
+    "extensions.quietlog.QuietScrapyLogs": 0,
+}
+# HARVEST_CASE_LOOKAHEAD (int, default 1, extensions/config.py): a court works on at most its
+# concurrency + this many cases at once, finishing them before starting more; -1: no cap.
+# Scrapy re-reads a callback's source on every response to warn about generators that return
+# a value; tests/scheduler/test_pacing.py checks every spider callback once instead.
+WARN_ON_GENERATOR_RETURN_VALUE = False
+
 # Scrapy starts this many asyncio tasks for every response's callback output, however few
 # items it yields (default 100); the item pipeline is synchronous SQLite, so 8 loses nothing and
 # saves ~10% of the crawl's CPU (bench/bench_scheduler.py).
@@ -115,4 +132,5 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     **_SIPP_DOWNLOADER_MIDDLEWARES,
 }
 SPIDER_MIDDLEWARES = {**_SCHEDULER_SPIDER_MIDDLEWARES}
+EXTENSIONS = _PACING_EXTENSIONS
 ITEM_PIPELINES = {**_PIPELINES}

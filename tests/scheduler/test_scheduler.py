@@ -20,12 +20,14 @@ from harvest.settings_error import SettingsError
 from tests.support.scheduler import StatsStub, UnitSpider, req
 
 
-def make(ws: Path, spider: UnitSpider | None = None) -> tuple[HarvestScheduler, StatsStub]:
+def make(
+    ws: Path, spider: UnitSpider | None = None, **config: Any
+) -> tuple[HarvestScheduler, StatsStub]:
     stats = StatsStub()
     s = HarvestScheduler(
         # without a reactor there is no end of turn: commit each transition (group commit is
         # covered by test_store and by every crawl test)
-        config=SchedulerConfig(workspace=str(ws), commit="each"),
+        config=SchedulerConfig(workspace=str(ws), commit="each", **config),
         stats=stats,  # type: ignore[arg-type]
         fingerprint=RequestFingerprinter().fingerprint,
     )
@@ -100,6 +102,100 @@ def test_one_request_of_a_group_in_flight(ws: Path) -> None:
     b = s.next_request()
     assert b is not None
     assert b.meta["harvest_key"] == "tab|c1|1|b"
+
+
+def finish_ok(s: HarvestScheduler, request: Request, *children: Request) -> None:
+    """The callback of ``request`` yields ``children`` and ends: its row is ok."""
+    rid = s.output_started(respond(request))
+    assert rid is not None
+    for child in children:
+        s.output_request(rid, child)
+        s.enqueue_request(child)
+    s.output_done(rid)
+
+
+def case(n: int) -> Request:
+    return req(f"case|c1|{n}", priority=10, meta={"harvest_group": f"c1|{n}"})
+
+
+def tab(n: int, slug: str) -> Request:
+    return req(f"tab|c1|{n}|{slug}", priority=20, meta={"harvest_group": f"c1|{n}"})
+
+
+def test_case_cap_finishes_started_cases_before_starting_more(ws: Path) -> None:
+    # concurrency 1 + lookahead 1: at most two cases at once
+    s, stats = make(ws, court_concurrency=1, case_lookahead=1)
+    for n in (1, 2, 3):
+        s.enqueue_request(case(n))
+    s.enqueue_request(req("list|c1|all|2", priority=0))
+    c1, c2 = s.next_request(), s.next_request()
+    assert c1 is not None
+    assert c2 is not None
+    assert [c1.meta["harvest_key"], c2.meta["harvest_key"]] == ["case|c1|1", "case|c1|2"]
+    assert s.next_request() is None  # the cap: neither case 3 nor the next list page
+    assert s.has_pending_requests()
+    finish_ok(s, c1, tab(1, "a"), tab(1, "b"))  # case 1 goes on with its tabs
+    t1a = s.next_request()
+    assert t1a is not None
+    assert t1a.meta["harvest_key"] == "tab|c1|1|a"
+    assert s.next_request() is None  # case 1's next tab waits for its group; case 3 waits
+    finish_ok(s, c2)  # case 2 had no tab: done, a place is free
+    c3 = s.next_request()
+    assert c3 is not None
+    assert c3.meta["harvest_key"] == "case|c1|3"
+    assert s.next_request() is None
+    finish_ok(s, t1a)
+    t1b = s.next_request()
+    assert t1b is not None
+    assert t1b.meta["harvest_key"] == "tab|c1|1|b"
+    finish_ok(s, t1b)
+    lst = s.next_request()  # case 1 done: the list page may go now
+    assert lst is not None
+    assert lst.meta["harvest_key"] == "list|c1|all|2"
+    assert stats.values["harvest/scheduler/cases_started"] == 3
+    assert stats.values["harvest/scheduler/cases_finished"] == 2
+
+
+def test_case_cap_survives_a_restart_with_started_cases_first(ws: Path) -> None:
+    s, _ = make(ws, court_concurrency=1, case_lookahead=1)
+    for n in (1, 2, 3, 4):
+        s.enqueue_request(case(n))
+    c1, c2 = s.next_request(), s.next_request()
+    assert c1 is not None
+    assert c2 is not None
+    finish_ok(s, c1, tab(1, "a"))
+    # a crash: nothing closes (case 2 stays in flight, case 1 has a tab pending)
+    assert s._store is not None
+    s._store.close()
+    s._store = None
+    s, _ = make(ws, court_concurrency=1, case_lookahead=1)
+    got = [s.next_request(), s.next_request()]
+    assert [r.meta["harvest_key"] for r in got if r is not None] == ["tab|c1|1|a", "case|c1|2"]
+    assert s.next_request() is None  # cases 3 and 4 wait for the started ones
+    for r in got:
+        assert r is not None
+        finish_ok(s, r)
+    nxt = s.next_request()
+    assert nxt is not None
+    assert nxt.meta["harvest_key"] == "case|c1|3"
+
+
+def test_case_cap_off_starts_every_case(ws: Path) -> None:
+    s, _ = make(ws, court_concurrency=1, case_lookahead=-1)
+    for n in (1, 2, 3, 4):
+        s.enqueue_request(case(n))
+    assert all(s.next_request() is not None for _ in range(4))
+
+
+def test_case_cap_is_the_court_concurrency_plus_the_lookahead() -> None:
+    config = SchedulerConfig(
+        workspace="", court_concurrency=2, case_lookahead=1, slot_concurrency=(("slow.id", 1),)
+    )
+    assert config.case_cap("sipp.pn-x.go.id") == 3
+    assert config.case_cap("slow.id") == 2
+    assert SchedulerConfig(workspace="", case_lookahead=-1).case_cap("x") is None
+    with pytest.raises(SettingsError, match="HARVEST_CASE_LOOKAHEAD must be a whole number >= 0"):
+        SchedulerConfig(workspace="", case_lookahead=-2)
 
 
 def test_retry_is_a_transition_of_the_row(ws: Path) -> None:

@@ -129,6 +129,79 @@ class StoreContract:
         assert c.key == "tab|c1|1|a"
         assert c.group == "g1"
 
+    def test_claim_restricted_to_open_groups(self, db: Path) -> None:
+        s = self.open(db)
+        s.add(new("list|c1|a|2", priority=0), 1)
+        s.add(new("case|c1|3", group="g3", priority=10), 1)
+        g1a = s.add(new("tab|c1|1|a", group="g1", priority=20), 1)
+        s.add(new("tab|c1|2|a", group="g2", priority=20), 1)
+        s.add(new("tab|c1|1|b", group="g1", priority=20), 1)
+        s.add(new("case|c9|1", group="g9", priority=10, court="c9"), 1)
+        # the cap is reached: only rows of open groups, never a list page or a new case
+        c = s.claim("c1", 1, busy_groups=[], held=[], only_groups=["g2"])
+        assert c is not None
+        assert c.key == "tab|c1|2|a"
+        assert s.claim("c1", 1, busy_groups=["g2"], held=[], only_groups=["g2"]) is None
+        assert s.claim("c1", 1, busy_groups=[], held=[], only_groups=[]) is None
+        assert s.claim("c1", 1, busy_groups=[], held=[], only_groups=["g9"]) is None  # c9's
+        # a busy group's rows wait, except its held (retried) row
+        assert s.claim("c1", 1, busy_groups=["g1"], held=[], only_groups=["g1"]) is None
+        c = s.claim("c1", 1, busy_groups=["g1"], held=[g1a or 0], only_groups=["g1"])
+        assert c is not None
+        assert c.key == "tab|c1|1|a"
+        c = s.claim("c1", 1, busy_groups=[], held=[], only_groups=["g1", "g3"])
+        assert c is not None
+        assert c.key == "tab|c1|1|b"  # priority first, across the allowed groups
+        c = s.claim("c1", 1, busy_groups=[], held=[], only_groups=["g1", "g3"])
+        assert c is not None
+        assert c.key == "case|c1|3"
+        assert s.claim("c1", 1, busy_groups=[], held=[], only_groups=["g1", "g3"]) is None
+        c = s.claim("c1", 1, busy_groups=[], held=[])  # no cap: the list page
+        assert c is not None
+        assert c.key == "list|c1|a|2"
+
+    def test_open_groups_close_when_done_and_survive_reopening(self, db: Path) -> None:
+        s = self.open(db)
+        run_id, _ = s.start_run(RUN)
+        case = s.add(new("case|c1|1", group="c1|1", priority=10), run_id)
+        s.add(new("case|c1|2", group="c1|2", priority=10), run_id)
+        s.add(new("case|c1|3", group="c1|3", priority=10), run_id)
+        for _ in range(2):
+            c = s.claim("c1", run_id, busy_groups=[], held=[])
+            assert c is not None
+            assert c.group is not None
+            s.open_group("c1", c.group, run_id)
+        s.open_group("c1", "c1|1", run_id)  # idempotent
+        s.open_group("c9", "c9|1", run_id)  # another court's
+        assert s.open_groups("c1") == ["c1|1", "c1|2"]
+        assert not s.close_group_if_done("c1", "c1|1")  # its case row is in flight
+        assert case is not None
+        # the case yields a tab (committed before the case's ok): still open after the ok
+        tab = s.add(new("tab|c1|1|a", group="c1|1", priority=20), run_id)
+        s.finish(case, run_id, ok=True)
+        assert not s.close_group_if_done("c1", "c1|1")
+        c = s.claim("c1", run_id, busy_groups=["c1|2"], held=[], only_groups=["c1|1"])
+        assert c is not None
+        assert c.id == tab
+        s.retry(c.id, run_id, url="u", priority=20, retries=1)  # pending again: still open
+        assert not s.close_group_if_done("c1", "c1|1")
+        s.close()
+        # a restart: the open groups come back, oldest first, for the crawl to finish first
+        s = self.open(db)
+        assert s.open_groups("c1") == ["c1|1", "c1|2"]
+        assert s.open_groups("c9") == ["c9|1"]
+        assert s.release_inflight("c1", run_id, why="open") == 1  # case 2's row
+        c = s.claim("c1", run_id, busy_groups=[], held=[], only_groups=["c1|1", "c1|2"])
+        assert c is not None
+        assert c.key == "tab|c1|1|a"
+        s.finish(c.id, run_id, ok=False, reason="HTTP 500")  # an error is done too
+        assert s.close_group_if_done("c1", "c1|1")
+        assert s.open_groups("c1") == ["c1|2"]
+        assert s.count(court="c1", status=Status.PENDING) == 2  # case 2, case 3 (not started)
+        s.close()
+        s = self.open(db)
+        assert s.open_groups("c1") == ["c1|2"]
+
     def test_claim_only_takes_rows_of_the_court(self, db: Path) -> None:
         s = self.open(db)
         s.add(new("case|c2|1", court="c2"), 1)
