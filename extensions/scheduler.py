@@ -34,10 +34,11 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
-from scrapy.core.scheduler import BaseScheduler
+from scrapy.core.scheduler import BaseScheduler, Scheduler
 from scrapy.http import Response
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.spider import DefaultSpider
 from twisted.python.failure import Failure
 
 from harvest.clock import utc_now
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-__all__ = ["HarvestScheduler", "court_of"]
+__all__ = ["HarvestScheduler", "court_of", "harvests_a_court"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,15 @@ ORPHAN_REASON = (
     "no outcome recorded: the download ended without a final response or exception reaching "
     "extensions.outcome (see the crawl log for an error raised by a downloader middleware)"
 )
+
+
+def harvests_a_court(crawler: Crawler) -> bool:
+    """Whether the crawl is a harvest (its spider names a ``court_id``): only then is the state
+    opened. Scrapy's ``shell``, ``fetch`` and ``view`` run a spider without one."""
+    spider = crawler.spider
+    if spider is None:  # scrapy shell builds the engine before its spider
+        return crawler.spidercls is not DefaultSpider
+    return bool(getattr(spider, "court_id", None))
 
 
 def court_of(spider: Spider) -> str:
@@ -123,6 +133,10 @@ class HarvestScheduler(BaseScheduler):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        if not harvests_a_court(crawler):
+            # scrapy shell / fetch / view run Scrapy's DefaultSpider: they never touch the
+            # harvest state (no court "default", no run, no lock); Scrapy's scheduler serves them
+            return Scheduler.from_crawler(crawler)  # type: ignore[return-value]
         return cls(
             config=SchedulerConfig.from_settings(crawler.settings),
             stats=crawler.stats,

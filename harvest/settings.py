@@ -65,6 +65,11 @@ _SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {
     "extensions.outcome.OutcomeSpiderMiddleware": 10,
 }
 
+# A progress line every HARVEST_PROGRESS_INTERVAL seconds (float, default 60 in
+# extensions/progress.py; 0 = none) and a summary at the end, whose verdict is the exit status of
+# `scrapy crawl` (harvest/exit_status.py, README "Exit status").
+_SCHEDULER_EXTENSIONS: dict[str, int] = {"extensions.progress.ProgressReporter": 0}
+
 # --- item pipeline (pipelines/) -------------------------------------------------------------
 # Every case part is upserted into <HARVEST_WORKSPACE>/items.sqlite (docs/pipeline.md).
 # DEDUPE_ENABLED (bool, default True, pipelines.dedupe.DEFAULT_DEDUPE_ENABLED): off = no storing.
@@ -96,4 +101,5 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     **_SIPP_DOWNLOADER_MIDDLEWARES,
 }
 SPIDER_MIDDLEWARES = {**_SCHEDULER_SPIDER_MIDDLEWARES}
+EXTENSIONS = {**_SCHEDULER_EXTENSIONS}
 ITEM_PIPELINES = {**_PIPELINES}

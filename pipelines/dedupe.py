@@ -21,6 +21,7 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.defer import deferred_from_coro
 
+from extensions.scheduler import harvests_a_court
 from harvest.workspace import (
     ITEMS_DB,
     WORKSPACE_ENV,
@@ -85,6 +86,9 @@ class DedupePipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        if not harvests_a_court(crawler):
+            # scrapy shell / fetch / view (Scrapy's DefaultSpider): never touch the workspace
+            raise NotConfigured("not a harvest crawl: the spider names no court_id")
         config = DedupeConfig.from_settings(crawler.settings)
         if not config.enabled:
             raise NotConfigured("DEDUPE_ENABLED is off: parts are not stored")

@@ -1,0 +1,105 @@
+"""``scrapy crawl``: Scrapy's command, with an exit status that says how the crawl ended.
+
+Scrapy exits 0 whenever the crawl started. This command exits with the code of
+:mod:`harvest.exit_status` (README, "Exit status"): 0 done, 1 refused to start or stopped by a
+fatal error, 3 failed requests left, 4 blocked by a JavaScript challenge with the browser off,
+5 stopped with requests still waiting. A bad spider argument is one line on stderr (no
+traceback) and exit 1; a fatal close (:data:`FATAL_CLOSE_REASONS`: the request state or the item
+store failed, e.g. a full disk) adds one line saying what to do. The summary itself is logged by
+:class:`extensions.progress.ProgressReporter`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.exceptions import UsageError
+
+from extensions.progress import exit_status_of
+from harvest.exit_status import FATAL_CLOSE_REASONS, ExitStatus
+from harvest.spider_args import SpiderArgumentError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from scrapy import Spider
+    from twisted.python.failure import Failure
+
+__all__ = ["FATAL_CLOSE_REASONS", "Command"]
+
+#: What to do after each fatal close reason.
+FATAL_ADVICE = {
+    "item_store_error": "the item store could not be written (see the ERROR lines above: "
+    "a full disk, a damaged items.sqlite)",
+    "harvest_state_error": "the request state could not be written (see the ERROR lines above: "
+    "a full disk, a damaged state.sqlite)",
+    "harvest_unserializable_request": "a request could not be stored in the request state",
+    "harvest_tls_error": "the court's TLS certificate failed verification",
+}
+
+
+class Command(ScrapyCrawlCommand):
+    def long_desc(self) -> str:
+        return (
+            "Run a spider (scrapy crawl sipp -a base_url=...; README.md, 'Spider arguments'). "
+            "Exit status: 0 done, 1 refused to start or fatal error, 3 failed requests left, "
+            "4 blocked by a JavaScript challenge with the browser off, 5 stopped with requests "
+            "still waiting (README.md, 'Exit status')."
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) < 1:
+            raise UsageError
+        if len(args) > 1:
+            raise UsageError("running 'scrapy crawl' with more than one spider is not supported")
+        assert self.crawler_process
+        opened: list[bool] = []
+        closed: list[str] = []
+        refused: list[str] = []
+
+        def spider_opened(spider: Spider, **_: Any) -> None:
+            opened.append(True)
+
+        def spider_closed(spider: Spider, reason: str, **_: Any) -> None:
+            closed.append(str(reason))
+
+        def bad_argument(failure: Failure) -> Failure | None:
+            if isinstance(failure.value, SpiderArgumentError):
+                refused.append(str(failure.value))
+                return None
+            return failure
+
+        def bad_argument_task(task: asyncio.Future[Any]) -> None:
+            exc = None if task.cancelled() else task.exception()
+            if isinstance(exc, SpiderArgumentError):
+                refused.append(str(exc))
+
+        crawler = self._create_crawler(args[0])
+        crawler.signals.connect(spider_opened, signal=signals.spider_opened, weak=False)
+        crawler.signals.connect(spider_closed, signal=signals.spider_closed, weak=False)
+        started: Any = self.crawler_process.crawl(crawler, **opts.spargs)
+        if isinstance(started, asyncio.Future):
+            started.add_done_callback(bad_argument_task)
+        else:
+            started.addErrback(bad_argument)
+        self.crawler_process.start()
+        for message in refused:
+            sys.stderr.write(f"scrapy crawl: {message}\n")
+        status = exit_status_of(crawler)
+        if status is None:
+            # the spider never opened (bad arguments or settings, the court locked) or it
+            # closed before the summary could be made
+            failed = refused or self.crawler_process.bootstrap_failed or not opened
+            status = int(ExitStatus.REFUSED) if failed else int(ExitStatus.DONE)
+        for reason in closed:
+            if reason in FATAL_ADVICE:
+                sys.stderr.write(
+                    f"scrapy crawl: the crawl stopped early ({reason}): "
+                    f"{FATAL_ADVICE[reason]}. Nothing recorded as done lacks its data: "
+                    "fix the cause and run the same command again to resume.\n"
+                )
+        self.exitcode = status
