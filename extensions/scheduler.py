@@ -92,6 +92,8 @@ class _Flight:
     group: str | None
     retries: int
     blob: bytes  # the row's stored (original) request
+    attempt: int = 0  # dispatches of the row so far (this one included)
+    request_url: str = ""
     http_status: int | None = None
     url: str | None = None  # where redirects led (recorded with the outcome)
     started: bool = False  # callback output began
@@ -318,7 +320,11 @@ class HarvestScheduler(BaseScheduler):
         else:
             request.meta.pop("retry_times", None)
         self._inflight[claimed.id] = _Flight(
-            group=claimed.group, retries=claimed.retries, blob=claimed.blob
+            group=claimed.group,
+            retries=claimed.retries,
+            blob=claimed.blob,
+            attempt=claimed.attempts,
+            request_url=strip_userinfo(request.url),
         )
         if claimed.group is not None:
             self._busy[claimed.group] = claimed.id
@@ -489,6 +495,14 @@ class HarvestScheduler(BaseScheduler):
         finally:
             self._release_group(rid, flight.group)
         self._inc("ok" if ok else "error")
+        if not ok:
+            # the one line of an expected site error (harvest/logformatter.py)
+            logger.warning(
+                "failed: %s | %s | attempt %d",
+                reason,
+                flight.url or flight.request_url,
+                flight.attempt,
+            )
 
     def _release_group(self, rid: int, group: str | None) -> None:
         self._held.pop(rid, None)

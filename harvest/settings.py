@@ -47,6 +47,11 @@ CONCURRENT_ITEMS = 8
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
+# Expected site errors (error pages, 5xx, timeouts) are one WARNING line each, written by the
+# scheduler with reason, URL and attempt; Scrapy's traceback and give-up lines for them go to
+# DEBUG (harvest/logformatter.py). Tracebacks stay for bugs.
+LOG_FORMATTER = "harvest.logformatter.HarvestLogFormatter"
+RETRY_GIVE_UP_LOG_LEVEL = "DEBUG"
 
 # --- scheduler and outcome tracking (extensions/) ------------------------------------------
 # Request state in <HARVEST_WORKSPACE>/state.sqlite (docs/scheduler.md). Settings, defaults in

@@ -94,6 +94,17 @@ def test_failed_requests_left_exit_3_with_reasons_in_the_summary(tmp_path: Path)
     assert f"{failed} failed;" in result.stderr
     assert re.search(r"  failed: \d+ x .+ \(e\.g\. http://127\.0\.0\.1:\d+/", result.stderr)
     assert "exit status 3: finished with failed requests left" in result.stderr
+    # each expected site error is one line (reason | URL | attempt), never a traceback
+    one_liners = re.findall(
+        r"\[extensions\.scheduler\] WARNING: failed: (.+) \| (http://127\.0\.0\.1:\d+/\S*) "
+        r"\| attempt (\d+)\n",
+        result.stderr,
+    )
+    assert len(one_liners) == failed
+    assert {int(a) for _, _, a in one_liners} == {1}  # RETRY_TIMES=0: the first attempt
+    assert "Traceback" not in result.stderr
+    assert "Spider error processing" not in result.stderr
+    assert "Gave up retrying" not in result.stderr
 
 
 def test_a_court_behind_a_challenge_with_the_browser_off_exits_4(tmp_path: Path) -> None:
