@@ -12,6 +12,7 @@ store failed, e.g. a full disk) adds one line saying what to do. The summary its
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +21,11 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
 from extensions.progress import exit_status_of
+from extensions.store import StateError
 from harvest.exit_status import FATAL_CLOSE_REASONS, ExitStatus
+from harvest.settings_error import SettingsError
 from harvest.spider_args import SpiderArgumentError
+from harvest.workspace import WorkspaceError
 
 if TYPE_CHECKING:
     import argparse
@@ -30,6 +34,11 @@ if TYPE_CHECKING:
     from twisted.python.failure import Failure
 
 __all__ = ["FATAL_CLOSE_REASONS", "Command"]
+
+logger = logging.getLogger(__name__)
+
+#: Why a crawl refuses to start, each with a message that says the fix (exit status 1).
+REFUSALS = (WorkspaceError, SettingsError, StateError)
 
 #: What to do after each fatal close reason.
 FATAL_ADVICE = {
@@ -77,6 +86,11 @@ class Command(ScrapyCrawlCommand):
             exc = None if task.cancelled() else task.exception()
             if isinstance(exc, SpiderArgumentError):
                 refused.append(str(exc))
+            elif isinstance(exc, REFUSALS):
+                # an unusable workspace or setting, the court locked: one line, no traceback
+                logger.error("the crawl cannot start: %s", exc)
+            elif exc is not None:
+                logger.error("the crawl failed to start", exc_info=exc)
 
         crawler = self._create_crawler(args[0])
         crawler.signals.connect(spider_opened, signal=signals.spider_opened, weak=False)
