@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import crawl, run, scrapy_args, state_query
+from tests.support.harvest_run import (
+    crawl,
+    exported,
+    mismatches,
+    run,
+    scrapy_args,
+    state_query,
+    truth_by_key,
+)
 from tests.support.paths import SCRAPY
 
 pytestmark = pytest.mark.slow
@@ -170,3 +178,38 @@ def test_url_log_keeps_network_time_apart_from_queue_time(tmp_path: Path) -> Non
     # the replica answers locally in milliseconds; the queue waits for the 0.4 s delay
     assert sorted(ms for ms, _ in rows)[len(rows) // 2] < 200
     assert sum(1 for _, q in rows if q is not None and q >= 250) >= len(rows) // 2
+
+
+def test_a_resumed_crawl_warms_at_most_the_courts_concurrency(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    with running_replica(cases=40, seed=9, court_id=COURT) as replica:
+        # run 1: many cases at once, stopped early: their tabs are left for the next run
+        first = crawl(
+            replica.url,
+            COURT,
+            workspace,
+            settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "16", "CLOSESPIDER_PAGECOUNT": "30"},
+        )
+        assert first.returncode == 5, first.stderr[-3000:]  # stopped with requests waiting
+        started = state_query(
+            workspace,
+            "SELECT count(*) FROM (SELECT group_key FROM requests WHERE group_key IS NOT NULL "
+            "GROUP BY group_key HAVING sum(kind = 'case' AND status = 'ok') = 1 "
+            "AND sum(kind = 'tab' AND status = 'pending') > 0)",
+        )[0][0]
+        assert started >= 8
+        # run 2, at the court's default concurrency (2): a warmed session serves case after case
+        second = crawl(
+            replica.url,
+            COURT,
+            workspace,
+            settings={"CONCURRENT_REQUESTS_PER_DOMAIN": "2", "CONCURRENT_REQUESTS": "16"},
+        )
+        assert second.returncode == 0, second.stderr[-3000:]
+        truth = truth_by_key(replica.truth_path(tmp_path))
+    warmups = state_query(
+        workspace, "SELECT count(*) FROM url_log WHERE run_id = 2 AND request_id IS NULL"
+    )[0][0]
+    assert 1 <= warmups <= 2
+    assert "'harvest/session/warmups': " + str(warmups) in second.stderr
+    assert mismatches(exported(workspace), truth) == {}
