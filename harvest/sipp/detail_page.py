@@ -33,12 +33,12 @@ PAGE = "detail page"
 #: The page name parse warnings of this page carry (harvest.sipp.warnings).
 WARN_PAGE = "detail"
 
-#: Tabs the stock SIPP code lists but cannot serve (docs/sipp-site.md §1.1): never fetched.
+#: Tabs the stock SIPP code lists but cannot serve (docs/sipp.md §1.1): never fetched.
 UNAVAILABLE_TAB_SLUGS: frozenset[str] = frozenset({"diversi", "we_kppu"})
 #: The label SIPP prints when its label table has no row for a party role.
 PIHAK_NOT_FOUND = "Error, Pihak Not Found!!!"
 
-#: ``#tabsN`` -> slug (docs/sipp-site.md §3), used only when a page has no ``.load`` line for a
+#: ``#tabsN`` -> slug (docs/sipp.md §3), used only when a page has no ``.load`` line for a
 #: listed tab (then the tab is listed as unavailable: there is no URL to fetch).
 TAB_DIV_SLUGS: dict[str, str] = {
     "tabs2": "penetapan",

@@ -177,7 +177,7 @@ def absolute_url(page_url: str, href: str) -> str:
     """``href`` made absolute against the page it was found on.
 
     SIPP builds links from ``base_url()`` = ``http://HTTP_HOST/...``, so behind a TLS proxy an
-    https site prints ``http://`` links to itself (docs/sipp-site.md §1.4). A link to the page's
+    https site prints ``http://`` links to itself (docs/sipp.md §1.4). A link to the page's
     own host is given the page's scheme when the page came over https (never downgraded).
     """
     url = urljoin(page_url, href.strip())

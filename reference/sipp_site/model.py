@@ -63,7 +63,7 @@ TAB_LABELS = {
     "barang_bukti": "Barang Bukti",
     "riwayat_perkara": "Riwayat Perkara",
 }
-#: Stock SIPP routes that 404 (docs/sipp-site.md §1.1): listed on the page, never fetchable.
+#: Stock SIPP routes that 404 (docs/sipp.md §1.1): listed on the page, never fetchable.
 UNAVAILABLE_TABS = frozenset({"diversi", "we_kppu"})
 
 #: data_umum.php:246: the flows whose second-party table has the Penahanan column
@@ -111,7 +111,7 @@ class Case:
     extra: JSON = field(default_factory=dict)
 
     def document(self, court_id: str) -> JSON:
-        """The ground-truth document of DESIGN.md (without ``content_hash``)."""
+        """The ground-truth document of docs/contracts.md (without ``content_hash``)."""
         return {
             "dedupe_key": dedupe_key(court_id, self.nomor_perkara),
             "source_type": source_type(court_id),

@@ -1,7 +1,7 @@
 # ruff: noqa: E101, E501, W291, W293  (page templates keep the real pages' layout: long lines, mixed tabs)
 """HTML of the replica: pure functions from generated data (and tokens) to SIPP pages.
 
-The markup follows docs/sipp-site.md §1-4 and the real saved list page
+The markup follows docs/sipp.md §1-4 and the real saved list page
 (``fixtures/real/pa-metro-list-page1.html``): the same ids, classes, menu, ``div.total_perkara``,
 ``var totalPage`` and pagination template, and the same quirks (duplicate ``id="tableinfo"`` and
 ``id='tabInfo'``, nested tables, red ``Error, Pihak Not Found!!!`` labels). Tokens are passed in:

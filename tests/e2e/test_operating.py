@@ -4,6 +4,7 @@ codes, and commands other than ``crawl`` that never touch the harvest state."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from tests.support.harvest_run import (
     state_query,
     truth_by_key,
 )
-from tests.support.paths import SCRAPY
+from tests.support.paths import REPO, SCRAPY
 
 pytestmark = pytest.mark.slow
 
@@ -213,3 +214,26 @@ def test_a_resumed_crawl_warms_at_most_the_courts_concurrency(tmp_path: Path) ->
     assert 1 <= warmups <= 2
     assert "'harvest/session/warmups': " + str(warmups) in second.stderr
     assert mismatches(exported(workspace), truth) == {}
+
+
+def test_the_repository_points_only_at_its_own_docs() -> None:
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    outside = re.compile(r"DESIGN\.md|sipp-site\.md|\.\./shared")
+    offenders = [
+        name
+        for name in tracked
+        if name.endswith((".py", ".md", ".cfg", ".toml", ".txt"))
+        and (REPO / name).is_file()
+        and outside.search((REPO / name).read_text(encoding="utf-8", errors="replace"))
+        and name != "tests/e2e/test_operating.py"
+    ]
+    assert offenders == []
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for link in set(re.findall(r"\(?(docs/[\w-]+\.md)", readme)):
+        assert (REPO / link).is_file(), link
+    for command in ("crawl", "status", "requeue", "export"):
+        help_text = run([*SCRAPY, command, "-h"], timeout=60).stdout
+        for link in re.findall(r"[\w/-]+\.md", help_text):
+            assert (REPO / link).is_file(), (command, link)
