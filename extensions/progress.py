@@ -30,6 +30,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
 from twisted.internet.task import LoopingCall
+from twisted.internet.threads import deferToThread
 
 from harvest.exit_status import (
     ADVICE,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
+    from twisted.internet.defer import Deferred
 
 __all__ = ["DEFAULT_INTERVAL", "ProgressReporter", "format_duration", "progress_line"]
 
@@ -158,8 +160,13 @@ class ProgressReporter:
     def _ended(self, p: CourtProgress) -> int:
         return max(0, p.ok + p.error - (self._ended_before or 0))
 
-    def report(self) -> None:
-        p = self._read()
+    def report(self) -> Deferred[None]:
+        """One progress line. The counting query scans the court's rows (a second on a million),
+        so it runs in a thread, off the crawl's event loop; the next line waits for it."""
+        d: Deferred[CourtProgress | None] = deferToThread(self._read)
+        return d.addCallback(self._log_progress)
+
+    def _log_progress(self, p: CourtProgress | None) -> None:
         if p is None:
             return
         elapsed = time.monotonic() - self._started
