@@ -7,6 +7,7 @@ The egg is built from a copy of the tracked files, so the work tree gets no buil
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -108,12 +109,10 @@ def egg(src: Path) -> Path:
     return build_egg(src, src / "harvest.egg")
 
 
-@pytest.fixture(scope="module")
-def host_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A scrapyd host as ``scripts/scrapyd-host`` makes it: a virtualenv with harvest's
-    dependencies and scrapyd, without harvest. Built offline from this test environment: a venv
-    whose only site directory is a view of ours minus the harvest install."""
-    home = tmp_path_factory.mktemp("host")
+def make_host(home: Path, installed: Path | None = None) -> Path:
+    """A scrapyd host's interpreter, built offline from this test environment: a venv whose only
+    site directory is a view of ours minus the harvest install. ``installed``: a checkout whose
+    packages are put into the host's site-packages too, as ``pip install .`` does."""
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(home / "venv")],
         check=True,
@@ -127,13 +126,27 @@ def host_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
             continue  # the project installed in the test environment: not on a host
         (deps / entry.name).symlink_to(entry)
     python = home / "venv" / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    (Path(site) / "harvest-host-deps.pth").write_text(f"{deps}\n")
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    (site / "harvest-host-deps.pth").write_text(f"{deps}\n")
+    if installed is not None:
+        for package in ("harvest", "extensions", "pipelines"):
+            shutil.copytree(installed / package, site / package)
+    return python
+
+
+@pytest.fixture(scope="module")
+def host_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scrapyd host as ``scripts/scrapyd-host`` makes it: harvest's dependencies and scrapyd,
+    without harvest."""
+    home = tmp_path_factory.mktemp("host")
+    python = make_host(home)
     check = "import scrapy, scrapyd\ntry:\n import harvest\nexcept ImportError:\n print('none')"
     probe = subprocess.run(
         [str(python), "-c", check], capture_output=True, text=True, cwd=home, check=True
@@ -160,11 +173,9 @@ def add_version(sock: Path, version: str, egg: Path) -> None:
     assert added["status"] == "ok", added
 
 
-@pytest.fixture(scope="module")
-def scrapyd(
-    tmp_path_factory: pytest.TempPathFactory, egg: Path, host_python: Path
-) -> Iterator[Scrapyd]:
-    home = tmp_path_factory.mktemp("scrapyd")
+@contextlib.contextmanager
+def running_scrapyd(home: Path, python: Path) -> Iterator[Path]:
+    """scrapyd run by ``python`` with its directories in ``home``; yields its Unix socket."""
     sock = home / "scrapyd.sock"
     (home / "scrapyd.conf").write_text(
         "[scrapyd]\n"
@@ -173,18 +184,27 @@ def scrapyd(
         "items_dir =\njobs_dir =\npoll_interval = 0.5\nmax_proc = 2\n"
     )
     proc = subprocess.Popen(
-        [str(host_python), "-m", "scrapyd", f"--pidfile={home}/scrapyd.pid"],
+        [str(python), "-m", "scrapyd", f"--pidfile={home}/scrapyd.pid"],
         cwd=home,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         wait_until(lambda: answers(sock), timeout=60, what="scrapyd answers", proc=proc)
-        add_version(sock, "r1", egg)
-        yield Scrapyd(sock, home, host_python)
+        yield sock
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def scrapyd(
+    tmp_path_factory: pytest.TempPathFactory, egg: Path, host_python: Path
+) -> Iterator[Scrapyd]:
+    home = tmp_path_factory.mktemp("scrapyd")
+    with running_scrapyd(home, host_python) as sock:
+        add_version(sock, "r1", egg)
+        yield Scrapyd(sock, home, host_python)
 
 
 def _multipart(fields: dict[str, str], egg: Path) -> bytes:
@@ -272,23 +292,43 @@ def _run_job(scrapyd: Scrapyd, job: str, workspace: Path) -> str:
     return (scrapyd.home / "logs" / "harvest" / "sipp" / f"{job}.log").read_text()
 
 
-def test_a_new_deploy_is_the_code_the_next_job_runs(
-    scrapyd: Scrapyd, src: Path, tmp_path: Path
-) -> None:
-    workspace = tmp_path / "ws"
-    first = _run_job(scrapyd, "job-deploy-r1", workspace)
-    assert "'DOWNLOAD_TIMEOUT': 60" in first
-    # change a setting on the deploy machine, deploy again
+def changed_egg(src: Path, tmp_path: Path) -> Path:
+    """The project with one setting changed on the deploy machine (60 -> 47 s), as an egg."""
     src2 = tmp_path / "src2"
     shutil.copytree(src, src2, ignore=shutil.ignore_patterns("*.egg", "build", "*.egg-info"))
     settings = src2 / "harvest" / "settings.py"
     text = settings.read_text()
     assert "DOWNLOAD_TIMEOUT = 60\n" in text
     settings.write_text(text.replace("DOWNLOAD_TIMEOUT = 60\n", "DOWNLOAD_TIMEOUT = 47\n"))
-    add_version(scrapyd.sock, "r2", build_egg(src2, tmp_path / "r2.egg"))
+    return build_egg(src2, tmp_path / "r2.egg")
+
+
+def test_a_new_deploy_is_the_code_the_next_job_runs(
+    scrapyd: Scrapyd, src: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    first = _run_job(scrapyd, "job-deploy-r1", workspace)
+    assert "'DOWNLOAD_TIMEOUT': 60" in first
+    add_version(scrapyd.sock, "r2", changed_egg(src, tmp_path))
     second = _run_job(scrapyd, "job-deploy-r2", workspace)
     assert "'DOWNLOAD_TIMEOUT': 47" in second
     assert "'DOWNLOAD_TIMEOUT': 60" not in second
+
+
+def test_a_host_with_harvest_installed_ignores_every_deploy(
+    egg: Path, src: Path, tmp_path: Path
+) -> None:
+    """Why the host gets the dependencies only: with harvest installed (``pip install .``, what
+    the README once said) scrapyd's egg comes after site-packages and never runs."""
+    (tmp_path / "host").mkdir()
+    (tmp_path / "scrapyd").mkdir()
+    python = make_host(tmp_path / "host", installed=src)
+    with running_scrapyd(tmp_path / "scrapyd", python) as sock:
+        add_version(sock, "r1", egg)
+        add_version(sock, "r2", changed_egg(src, tmp_path))
+        host = Scrapyd(sock, tmp_path / "scrapyd", python)
+        log = _run_job(host, "job-installed", tmp_path / "ws")
+    assert "'DOWNLOAD_TIMEOUT': 60" in log  # the installed copy, not the deployed r2
 
 
 def test_scrapy_status_runs_on_the_host_from_the_deployed_egg(
