@@ -46,6 +46,18 @@ PRIORITY_CASE = 10
 PRIORITY_LIST = 0
 
 
+class BadListing(CloseSpider):
+    """``-a listing`` names no entry of the court's menu: the crawl closes (exit status 1) and
+    the menu request's error says which entries there are."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(BAD_LISTING)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class SippSpider(Spider):
     """``scrapy crawl sipp -a base_url=<court SIPP root>`` (see README for every argument)."""
 
@@ -82,12 +94,12 @@ class SippSpider(Spider):
                 yield self._list_request(entry.url, page=1, template=None)
                 return
         labels = ", ".join(sorted({e.label for e in page.menu})) or "(no menu found)"
-        logger.error(
-            "-a listing=%r is not in the court's menu; choose one of: all, %s",
-            self.args.listing,
-            labels,
+        message = (
+            f"-a listing={self.args.listing!r} is not in the court's menu; "
+            f"choose one of: all, {labels}"
         )
-        raise CloseSpider(BAD_LISTING)
+        logger.error("%s", message)
+        raise BadListing(message)
 
     def parse_list(self, response: Response) -> Iterator[Request]:
         raise_for_page_error(response)

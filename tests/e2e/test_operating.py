@@ -55,6 +55,9 @@ def test_a_listing_not_in_the_menu_exits_1_with_the_menu(tmp_path: Path) -> None
     assert result.returncode == 1, result.stderr[-3000:]
     assert "-a listing='Nope' is not in the court's menu; choose one of: all, " in result.stderr
     assert "exit status 1: refused to start or stopped by a fatal error" in result.stderr
+    # scrapy status says the same, on the menu request's row
+    (reason,) = state_query(workspace, "SELECT last_error FROM requests WHERE status = 'error'")
+    assert reason[0].startswith("BadListing: -a listing='Nope' is not in the court's menu; ")
 
 
 def test_a_crawl_reports_progress_and_a_summary_and_exits_0_when_done(tmp_path: Path) -> None:
