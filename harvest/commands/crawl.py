@@ -66,6 +66,19 @@ class Command(ScrapyCrawlCommand):
         if len(args) > 1:
             raise UsageError("running 'scrapy crawl' with more than one spider is not supported")
         assert self.crawler_process
+        assert self.settings is not None
+        feeds = self.settings.getdict("FEEDS")
+        if feeds and not self.settings.getbool("HARVEST_ALLOW_FEEDS"):
+            # case data names real people: it stays in the private workspace (0700/0600)
+            sys.stderr.write(
+                f"scrapy crawl: refusing to write feed files ({', '.join(map(str, feeds))}): "
+                "they would put case data outside the private workspace, readable by others. "
+                "The harvest is in the workspace; take it out with scrapy export or ship.py. "
+                "Under scrapyd set 'items_dir =' (empty) in scrapyd.conf; to write feeds "
+                "anyway add -s HARVEST_ALLOW_FEEDS=True.\n"
+            )
+            self.exitcode = int(ExitStatus.REFUSED)
+            return
         opened: list[bool] = []
         closed: list[str] = []
         refused: list[str] = []

@@ -3,6 +3,7 @@ codes, and commands other than ``crawl`` that never touch the harvest state."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -240,3 +241,20 @@ def test_the_repository_points_only_at_its_own_docs() -> None:
         help_text = run([*SCRAPY, command, "-h"], timeout=60).stdout
         for link in re.findall(r"[\w/-]+\.md", help_text):
             assert (REPO / link).is_file(), (command, link)
+
+
+def test_feed_files_outside_the_workspace_are_refused(tmp_path: Path) -> None:
+    """scrapyd's ``items_dir`` (and ``-o``) become ``FEEDS``: world-readable case data."""
+    workspace = tmp_path / "ws"
+    feed = tmp_path / "items" / "job.jl"
+    result = crawl(
+        "http://127.0.0.1:9/",
+        COURT,
+        workspace,
+        settings={"FEEDS": json.dumps({feed.as_uri(): {"format": "jsonlines"}})},
+    )
+    assert result.returncode == 1
+    assert f"refusing to write feed files ({feed.as_uri()})" in result.stderr
+    assert "set 'items_dir =' (empty) in scrapyd.conf" in result.stderr
+    assert not workspace.exists()
+    assert not feed.parent.exists()
