@@ -40,11 +40,12 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy import Request, signals
-from scrapy.core.scheduler import BaseScheduler
+from scrapy.core.scheduler import BaseScheduler, Scheduler
 from scrapy.http import Response
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
+from scrapy.utils.spider import DefaultSpider
 from twisted.python.failure import Failure
 
 from harvest.clock import utc_now
@@ -74,7 +75,7 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
     from scrapy.statscollectors import StatsCollector
 
-__all__ = ["HarvestScheduler", "court_of"]
+__all__ = ["HarvestScheduler", "court_of", "harvests_a_court"]
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +87,15 @@ ORPHAN_REASON = (
     "no outcome recorded: the download ended without a final response or exception reaching "
     "extensions.outcome (see the crawl log for an error raised by a downloader middleware)"
 )
+
+
+def harvests_a_court(crawler: Crawler) -> bool:
+    """Whether the crawl is a harvest (its spider names a ``court_id``): only then is the state
+    opened. Scrapy's ``shell``, ``fetch`` and ``view`` run a spider without one."""
+    spider = crawler.spider
+    if spider is None:  # scrapy shell builds the engine before its spider
+        return crawler.spidercls is not DefaultSpider
+    return bool(getattr(spider, "court_id", None))
 
 
 def court_of(spider: Spider) -> str:
@@ -100,6 +110,8 @@ class _Flight:
     group: str | None
     retries: int
     blob: bytes  # the row's stored (original) request
+    attempt: int = 0  # dispatches of the row so far (this one included)
+    request_url: str = ""
     http_status: int | None = None
     url: str | None = None  # where redirects led (recorded with the outcome)
     started: bool = False  # callback output began
@@ -148,6 +160,10 @@ class HarvestScheduler(BaseScheduler):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        if not harvests_a_court(crawler):
+            # scrapy shell / fetch / view run Scrapy's DefaultSpider: they never touch the
+            # harvest state (no court "default", no run, no lock); Scrapy's scheduler serves them
+            return Scheduler.from_crawler(crawler)  # type: ignore[return-value]
         config = SchedulerConfig.from_settings(crawler.settings)
         items = None
         if _stores_parts(crawler.settings):
@@ -384,7 +400,11 @@ class HarvestScheduler(BaseScheduler):
         else:
             request.meta.pop("retry_times", None)
         self._inflight[claimed.id] = _Flight(
-            group=claimed.group, retries=claimed.retries, blob=claimed.blob
+            group=claimed.group,
+            retries=claimed.retries,
+            blob=claimed.blob,
+            attempt=claimed.attempts,
+            request_url=strip_userinfo(request.url),
         )
         if claimed.group is not None:
             self._busy[claimed.group] = claimed.id
@@ -579,6 +599,14 @@ class HarvestScheduler(BaseScheduler):
         finally:
             self._release_group(rid, flight.group)
         self._inc("ok" if ok else "error")
+        if not ok:
+            # the one line of an expected site error (harvest/logformatter.py)
+            logger.warning(
+                "failed: %s | %s | attempt %d",
+                reason,
+                flight.url or flight.request_url,
+                flight.attempt,
+            )
 
     def _release_group(self, rid: int, group: str | None) -> None:
         self._held.pop(rid, None)

@@ -103,7 +103,9 @@ CREATE TABLE IF NOT EXISTS url_log (
     status      INTEGER,                       -- NULL when no response came
     outcome     TEXT NOT NULL,                 -- "response" or the exception's class name
     bytes       INTEGER NOT NULL,
-    ms          REAL NOT NULL
+    ms          REAL NOT NULL,                 -- network time (Scrapy's download_latency)
+    queue_ms    REAL                           -- time queued before it (download delay,
+                                               -- concurrency); NULL when no response came
 );
 CREATE INDEX IF NOT EXISTS url_log_request ON url_log (request_id);
 
@@ -417,6 +419,8 @@ class SqliteRequestStore:
                 conn.executescript(SCHEMA)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 version = SCHEMA_VERSION
+            if version in _READABLE_VERSIONS and not readonly:
+                _add_queue_ms(conn)
             if version not in _READABLE_VERSIONS:
                 raise StateError(
                     f"{str(path)!r} has request-state schema version {version}, this code "
@@ -751,7 +755,7 @@ class SqliteRequestStore:
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
         self._w().execute(
             "INSERT INTO url_log (at, run_id, request_id, method, url, final_url, status, "
-            "outcome, bytes, ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "outcome, bytes, ms, queue_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 utc_now(),
                 run_id,
@@ -763,6 +767,7 @@ class SqliteRequestStore:
                 exchange.outcome,
                 exchange.bytes,
                 round(exchange.ms, 3),
+                None if exchange.queue_ms is None else round(exchange.queue_ms, 3),
             ),
         )
 
@@ -1013,6 +1018,13 @@ class SqliteRequestStore:
             )
         ]
         return counts, latest
+
+
+def _add_queue_ms(conn: sqlite3.Connection) -> None:
+    """A state made before ``url_log.queue_ms`` existed gets the column (NULL in old rows)."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(url_log)")}
+    if "queue_ms" not in columns:
+        conn.execute("ALTER TABLE url_log ADD COLUMN queue_ms REAL")
 
 
 def _holder(run: RunInfo, run_id: int | None) -> dict[str, Any]:

@@ -139,7 +139,9 @@ class Exchange:
     status: int | None
     outcome: str
     bytes: int
-    ms: float
+    ms: float  # network time: Scrapy's download_latency (the whole attempt when it failed)
+    queue_ms: float | None = None  # time between the attempt entering the downloader and its
+    # download starting (delay, concurrency slots); None when unknown (no response)
 
 
 @dataclasses.dataclass(frozen=True)

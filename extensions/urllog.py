@@ -2,7 +2,9 @@
 
 :class:`UrlLogMiddleware` sits next to the downloader (order 950), so it sees each attempt as it
 happens: the request as sent, the raw response (status, bytes) or the download exception, and
-the time taken. Rows go to ``url_log`` of the request state with the row id of the request
+the time taken: ``ms`` is the network time (Scrapy's ``download_latency``), ``queue_ms`` the
+time the attempt waited in the downloader before it (download delay, concurrency). Rows go to
+``url_log`` of the request state with the row id of the request
 (``NULL`` for out-of-band requests such as session warm-ups). URLs are stored without
 ``user:password@``. Switched off by ``HARVEST_STATE_URL_LOG = False`` or a foreign ``SCHEDULER``.
 """
@@ -67,6 +69,11 @@ class UrlLogMiddleware:
         if scheduler is None:
             return
         rid = request.meta.get(META_RID)
+        total = (time.monotonic() - sent) * 1000.0
+        # Scrapy's download_latency: request sent -> response headers, network only; the rest of
+        # the attempt was spent queued (download delay, the court's concurrency slots)
+        latency = request.meta.get("download_latency") if status is not None else None
+        network = min(total, float(latency) * 1000.0) if latency is not None else total
         exchange = Exchange(
             request_id=rid if isinstance(rid, int) else None,
             method=request.method,
@@ -75,7 +82,8 @@ class UrlLogMiddleware:
             status=status,
             outcome=outcome,
             bytes=size,
-            ms=(time.monotonic() - sent) * 1000.0,
+            ms=network,
+            queue_ms=total - network if latency is not None else None,
         )
         try:
             scheduler.store.log_exchange(scheduler.run_id, exchange)

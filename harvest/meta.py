@@ -54,6 +54,8 @@ META_FULL_PAGE = "sipp_full_page"
 META_IS_WARMUP = "sipp_warmup"
 #: Warm the jar again before sending (the session value was lost).
 META_FORCE_WARM = "sipp_force_warm"
+#: The lease of a pooled session a request (and its redirects and retries) holds (in memory).
+META_SESSION_LEASE = "_sipp_session_lease"
 
 # --- JavaScript challenges (harvest/clearance.py) -----------------------------------------------
 #: This request is the browser pass itself (fetched by scrapy-playwright).

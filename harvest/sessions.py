@@ -1,25 +1,38 @@
-"""SIPP sessions: one cookie jar per case, bounded in number, warmed by a full page when cold.
+"""SIPP sessions: a small pool of warm cookie jars per court, one request at a time per jar.
 
 SIPP serves details and tabs through a one-shot value in the server-side PHP session, and tab
 fragments only carry party labels when that session has rendered a full page before
-(docs/sipp.md, Sessions). Every request of a case uses ``meta["cookiejar"] = <case group>``.
+(docs/sipp.md, Sessions). The tokens in the URLs do not depend on the session, so any warm
+session can serve any case, as long as it serves one ``show_*`` request (with its redirect) at a
+time.
 
-This middleware replaces Scrapy's ``CookiesMiddleware`` with two changes:
+This middleware replaces Scrapy's ``CookiesMiddleware`` with three changes:
 
-* **Bounded jars.** Scrapy keeps every jar forever; over 100,000 cases that is a leak. Jars live
-  in an LRU map of at most ``SIPP_SESSION_MAX_JARS`` entries. The scheduler never has two requests
-  of one group in flight and finishes started cases first, so live groups are few; a jar evicted
-  and needed again is simply a cold session.
+* **A pool of sessions per court.** A request of a case (``meta["harvest_group"]`` set) leases a
+  jar of its court's pool for the whole exchange, its redirects included, and gives it back when
+  the final response or exception arrives; the next case reuses it. A court has at most as many
+  jars as requests it may have in flight (``CONCURRENT_REQUESTS_PER_DOMAIN``, or
+  ``CONCURRENT_REQUESTS_PER_IP`` when set): a request finding them all leased waits for one.
+  So never two requests of one jar are in flight, and after a restart the warm-ups are bounded
+  by the court's concurrency, not by the number of started cases. A lease lost without an
+  outcome (a middleware's ``process_response`` raised) comes back when its requests are
+  dropped. Other requests (list pages: ``meta["cookiejar"] = "<court>|list"``) keep their jar.
+* **Bounded jars.** Jars live in an LRU map of at most ``SIPP_SESSION_MAX_JARS`` entries; memory
+  stays flat over any number of cases.
 * **Warm-up.** A request flagged ``meta["sipp_needs_warm_session"]`` (tab fragments) whose jar
   has not rendered a full page in this process first fetches ``meta["sipp_warmup_url"]`` (the
   court's root list page) in the same jar, out of band (it is not a request row; the URL log still
-  sees it). A jar counts as warm after any full page (list or detail) answered 200 in it.
+  sees it). A jar counts as warm after any full page (list or detail) answered 200 in it. A retry
+  "in a fresh session" (``meta["sipp_force_warm"]``) drops its jar from the pool.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
-from collections import OrderedDict
+import weakref
+from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
@@ -31,8 +44,10 @@ from harvest.meta import (
     META_COOKIEJAR,
     META_FORCE_WARM,
     META_FULL_PAGE,
+    META_GROUP,
     META_IS_WARMUP,
     META_NEEDS_WARM,
+    META_SESSION_LEASE,
     META_WARMUP_URL,
 )
 
@@ -83,13 +98,104 @@ class BoundedJars(OrderedDict[Any, CookieJar]):
         self._warm.discard(key)
 
 
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+class Lease:
+    """One request chain's hold on a pooled jar (kept in ``meta``; never pickled: a retry held
+    in memory keeps it, a request read back from the state has none)."""
+
+    __slots__ = ("__weakref__", "id", "jar", "pool")
+
+    def __init__(self, pool: SessionPool, jar: str, lease_id: int) -> None:
+        self.pool = pool
+        self.jar = jar
+        self.id = lease_id
+
+    def __reduce__(self) -> Any:  # a pickled request simply has no lease
+        return (type(None), ())
+
+    @property
+    def active(self) -> bool:
+        return self.pool.holder(self.jar) == self.id
+
+
+class SessionPool:
+    """The jars of one court: at most ``size`` exist, each leased to one request at a time."""
+
+    def __init__(self, name: str, size: int) -> None:
+        self.name = name
+        self.size = size
+        self.idle: deque[str] = deque()
+        self._holders: dict[str, int] = {}  # jar -> lease id
+        self._jars = 0  # jars in the pool (idle + leased)
+        self._serial = itertools.count(1)
+        self._names = itertools.count(1)
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    def holder(self, jar: str) -> int | None:
+        return self._holders.get(jar)
+
+    @property
+    def leased(self) -> int:
+        return len(self._holders)
+
+    async def lease(self, warm: Any) -> Lease:
+        """A jar for one request chain: an idle warm one first, else an idle one, else a new
+        one while the pool is below ``size``, else wait for a release."""
+        while True:
+            if self.idle:
+                jar = next((j for j in self.idle if warm(j)), self.idle[0])
+                self.idle.remove(jar)
+                return self._hand_out(jar)
+            if self._jars < self.size:
+                self._jars += 1
+                return self._hand_out(f"{self.name}|session-{next(self._names)}")
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
+
+    def _hand_out(self, jar: str) -> Lease:
+        lease = Lease(self, jar, next(self._serial))
+        self._holders[jar] = lease.id
+        # a lease whose requests are all dropped without an outcome comes back by itself
+        weakref.finalize(lease, self.give_back, jar, lease.id)
+        return lease
+
+    def give_back(self, jar: str, lease_id: int, *, discard: bool = False) -> None:
+        """End lease ``lease_id`` of ``jar`` (no-op if it already ended); ``discard``: the
+        session is spoilt, the jar leaves the pool (a new one may be made)."""
+        if self._holders.get(jar) != lease_id:
+            return
+        del self._holders[jar]
+        if discard:
+            self._jars -= 1
+        else:
+            self.idle.append(jar)
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                break
+
+
+def court_concurrency(settings: Any) -> int:
+    """Requests one court may have in flight: its session pool's size."""
+    per_ip = settings.getint("CONCURRENT_REQUESTS_PER_IP", 0)
+    return max(1, int(per_ip or settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN", 8)))
+
+
 class SippSessionMiddleware(CookiesMiddleware):
     """Cookie jars per case (bounded) with a full-page warm-up for cold sessions."""
 
-    def __init__(self, debug: bool = False, *, max_jars: int = DEFAULT_MAX_JARS) -> None:
+    def __init__(
+        self, debug: bool = False, *, max_jars: int = DEFAULT_MAX_JARS, pool_size: int = 2
+    ) -> None:
         super().__init__(debug)
         self._jars = BoundedJars(max_jars)
         self.jars = self._jars  # type: ignore[assignment]
+        self.pool_size = pool_size
+        self.pools: dict[str, SessionPool] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -101,7 +207,11 @@ class SippSessionMiddleware(CookiesMiddleware):
                 f"SIPP_SESSION_MAX_JARS must be at least 1 (got {max_jars}); it bounds the "
                 "cookie jars kept at once, default 256"
             )
-        o = cls(crawler.settings.getbool("COOKIES_DEBUG"), max_jars=max_jars)
+        o = cls(
+            crawler.settings.getbool("COOKIES_DEBUG"),
+            max_jars=max_jars,
+            pool_size=court_concurrency(crawler.settings),
+        )
         o.crawler = crawler
         return o
 
@@ -112,10 +222,41 @@ class SippSessionMiddleware(CookiesMiddleware):
         """Drop a jar and its warm flag (the next request starts a fresh session)."""
         self._jars.forget(jar_key)
 
+    def _pool(self, group: str) -> SessionPool:
+        court = group.split("|", 1)[0]
+        pool = self.pools.get(court)
+        if pool is None:
+            pool = self.pools[court] = SessionPool(court, self.pool_size)
+        return pool
+
+    async def _lease(self, request: Request) -> Any:
+        """The pooled jar of a case's request (leasing one unless its chain holds one)."""
+        lease = request.meta.get(META_SESSION_LEASE)
+        fresh = request.meta.pop(META_FORCE_WARM, False)
+        if isinstance(lease, Lease) and lease.active:
+            if not fresh:
+                return lease.jar
+            lease.pool.give_back(lease.jar, lease.id)
+        pool = self._pool(str(request.meta[META_GROUP]))
+        lease = await pool.lease(self.is_warm)
+        if fresh:  # a retry in a fresh session: this jar starts over (cold)
+            self.forget(lease.jar)
+        request.meta[META_SESSION_LEASE] = lease
+        request.meta[META_COOKIEJAR] = lease.jar
+        return lease.jar
+
+    def _end_lease(self, request: Request, *, discard: bool = False) -> None:
+        lease = request.meta.get(META_SESSION_LEASE)
+        if isinstance(lease, Lease):
+            lease.pool.give_back(lease.jar, lease.id, discard=discard)
+
     async def process_request(self, request: Request) -> None:  # type: ignore[override]
-        jar_key = request.meta.get(META_COOKIEJAR)
-        if request.meta.pop(META_FORCE_WARM, False):
-            self.forget(jar_key)
+        if request.meta.get(META_GROUP) is not None and not request.meta.get(META_IS_WARMUP):
+            jar_key = await self._lease(request)
+        else:
+            jar_key = request.meta.get(META_COOKIEJAR)
+            if request.meta.pop(META_FORCE_WARM, False):
+                self.forget(jar_key)
         if request.meta.get(META_NEEDS_WARM) and not self.is_warm(jar_key):
             await self._warm_up(request, jar_key)
         super().process_request(request)
@@ -146,4 +287,14 @@ class SippSessionMiddleware(CookiesMiddleware):
         result = super().process_response(request, response)
         if request.meta.get(META_FULL_PAGE) and response.status == 200:
             self._jars.mark_warm(request.meta.get(META_COOKIEJAR))
+        followed = (
+            response.status in _REDIRECTS
+            and b"Location" in response.headers
+            and not request.meta.get("dont_redirect")
+        )
+        if not followed:  # the chain ends here: the jar serves the next request
+            self._end_lease(request)
         return result
+
+    def process_exception(self, request: Request, exception: Exception) -> None:
+        self._end_lease(request)

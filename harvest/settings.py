@@ -77,6 +77,11 @@ CONCURRENT_ITEMS = 8
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
+# Expected site errors (error pages, 5xx, timeouts) are one WARNING line each, written by the
+# scheduler with reason, URL and attempt; Scrapy's traceback and give-up lines for them go to
+# DEBUG (harvest/logformatter.py). Tracebacks stay for bugs.
+LOG_FORMATTER = "harvest.logformatter.HarvestLogFormatter"
+RETRY_GIVE_UP_LOG_LEVEL = "DEBUG"
 
 # --- scheduler and outcome tracking (extensions/) ------------------------------------------
 # Request state in <HARVEST_WORKSPACE>/state.sqlite (docs/scheduler.md). Settings, defaults in
@@ -100,6 +105,11 @@ _SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {
     # list rows the spider reports (malformed, clashing numbers): logged, counted, recorded
     "extensions.notices.NoticeSpiderMiddleware": 15,
 }
+
+# A progress line every HARVEST_PROGRESS_INTERVAL seconds (float, default 60 in
+# extensions/progress.py; 0 = none) and a summary at the end, whose verdict is the exit status of
+# `scrapy crawl` (harvest/exit_status.py, README "Exit status").
+_SCHEDULER_EXTENSIONS: dict[str, int] = {"extensions.progress.ProgressReporter": 0}
 
 # --- item pipeline (pipelines/) -------------------------------------------------------------
 # Every case part is upserted into <HARVEST_WORKSPACE>/items.sqlite (docs/pipeline.md).
@@ -132,5 +142,5 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     **_SIPP_DOWNLOADER_MIDDLEWARES,
 }
 SPIDER_MIDDLEWARES = {**_SCHEDULER_SPIDER_MIDDLEWARES}
-EXTENSIONS = _PACING_EXTENSIONS
+EXTENSIONS = {**_SCHEDULER_EXTENSIONS, **_PACING_EXTENSIONS}
 ITEM_PIPELINES = {**_PIPELINES}

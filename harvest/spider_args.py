@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
+import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from harvest.identity import IdentityError, court_id_from_url, validate_court_id
+from harvest.sipp.detail_page import TAB_DIV_SLUGS
 
 ALL_CASES = "all"
+#: The ``-a`` names the sipp spider takes (README, "Spider arguments").
+ARGUMENT_NAMES = ("base_url", "court_id", "listing", "max_cases", "since", "until", "tabs")
+#: Every tab slug a SIPP detail page can list (``-a tabs`` takes a subset).
+TAB_SLUGS: frozenset[str] = frozenset(TAB_DIV_SLUGS.values())
 
 
 class SpiderArgumentError(ValueError):
@@ -61,8 +68,30 @@ class SippArgs:
             tabs=_tab_set(tabs),
         )
 
+    @classmethod
+    def from_arguments(cls, given: Mapping[str, object]) -> SippArgs:
+        """Parse the ``-a`` arguments as the spider receives them, refusing unknown names.
+
+        Names starting with ``_`` are the runner's own (scrapyd's ``_job``) and are skipped.
+        """
+        unknown = sorted(k for k in given if k not in ARGUMENT_NAMES and not k.startswith("_"))
+        if unknown:
+            raise SpiderArgumentError("; ".join(_unknown_name(name) for name in unknown))
+        values = {
+            k: (None if v is None else str(v)) for k, v in given.items() if k in ARGUMENT_NAMES
+        }
+        return cls.parse(**values)  # type: ignore[arg-type]
+
     def wants_tab(self, slug: str) -> bool:
         return self.tabs is None or slug in self.tabs
+
+
+def _unknown_name(name: str) -> str:
+    close = difflib.get_close_matches(name, ARGUMENT_NAMES, n=1, cutoff=0.6)
+    names = ", ".join(ARGUMENT_NAMES)
+    if close:
+        return f"unknown spider argument -a {name}: did you mean -a {close[0]}=...? ({names})"
+    return f"unknown spider argument -a {name}: the sipp spider takes {names}"
 
 
 def _normalise_base_url(value: str) -> str:
@@ -108,10 +137,15 @@ def _tab_set(value: str | None) -> frozenset[str] | None:
     if value is None or not value.strip():
         return None
     slugs = frozenset(s.strip().lower() for s in value.split(",") if s.strip())
-    bad = sorted(s for s in slugs if not s.replace("_", "").isalnum())
+    bad = sorted(slugs - TAB_SLUGS)
     if bad:
+        hints = []
+        for slug in bad:
+            close = difflib.get_close_matches(slug, sorted(TAB_SLUGS), n=1, cutoff=0.6)
+            hints.append(f"{slug} (did you mean {close[0]}?)" if close else slug)
         raise SpiderArgumentError(
-            f"-a tabs: {', '.join(bad)} are not tab slugs; give comma-separated slugs such as "
-            "penetapan,jadwal_sidang,riwayat_perkara"
+            f"-a tabs: {', '.join(hints)} "
+            f"{'is not a tab slug' if len(bad) == 1 else 'are not tab slugs'}; "
+            f"give comma-separated slugs among: {', '.join(sorted(TAB_SLUGS))}"
         )
     return slugs

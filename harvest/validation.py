@@ -107,7 +107,8 @@ class SippValidationMiddleware:
             if reason.startswith(_SESSION_REASONS):
                 retry.meta[META_FORCE_WARM] = True
             return retry
-        logger.warning("giving up on %s: %s", request.url, reason)
+        # one line for it comes from the scheduler when it records the error
+        logger.debug("giving up on %s: %s", request.url, reason)
         request.meta[META_PAGE_ERROR] = reason
         request.meta[META_PAGE_ERROR_KIND] = kind
         return response

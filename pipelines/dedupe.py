@@ -96,7 +96,14 @@ class DedupePipeline:
         return cls(config, crawler.stats, crawler)
 
     def open_spider(self) -> None:
-        """Create the workspace (``0700``) and open or create ``items.sqlite`` (``0600``)."""
+        """Create the workspace (``0700``) and open or create ``items.sqlite`` (``0600``).
+
+        Not for a spider that names no ``court_id`` (``scrapy shell``, ``fetch``, ``view`` run
+        Scrapy's ``DefaultSpider``): those never touch the workspace.
+        """
+        spider = self._crawler.spider if self._crawler is not None else None
+        if spider is not None and not getattr(spider, "court_id", None):
+            return
         ensure_workspace(self.config.workspace)
         self._store = ItemStore.open(self.config.store_path)
         logger.info(
@@ -115,6 +122,9 @@ class DedupePipeline:
     def process_item(self, item: Any) -> Any:
         """Store the part (committed on return) and count it; bad parts raise :class:`DropItem`."""
         if self._store is None:
+            spider = self._crawler.spider if self._crawler is not None else None
+            if spider is not None and not getattr(spider, "court_id", None):
+                return item  # not a harvest crawl (scrapy shell): nothing is stored
             raise RuntimeError("DedupePipeline.process_item() called before open_spider()")
         adapter = ItemAdapter(item)
         # Any: validated by the store, which drops what is missing or of the wrong type.

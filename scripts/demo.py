@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
@@ -22,12 +26,43 @@ from tests.support.paths import REPO, SCRAPY, SHIP
 from tests.support.scheduler import wait_for_progress
 
 COURT = "pn-replika"
-#: The demo's crawls: the replica is ours (no politeness delay), quiet logs.
-CRAWL_SETTINGS = {"DOWNLOAD_TIMEOUT": "5", "LOG_LEVEL": "WARNING"}
+#: The demo's crawls: the replica is ours (no politeness delay); a progress line every 2 s. Only
+#: the crawl's own report is shown (progress lines, summary, failures), not Scrapy's INFO lines.
+CRAWL_SETTINGS = {"DOWNLOAD_TIMEOUT": "5", "LOG_LEVEL": "INFO", "HARVEST_PROGRESS_INTERVAL": "2"}
+#: Log lines of the crawl the demo shows (with their continuation lines).
+SHOWN = re.compile(r"\[extensions\.progress\]|\] (WARNING|ERROR):")
+STAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ")
 
 
 def step(text: str) -> None:
     print(f"\n\033[1m== {text}\033[0m", flush=True)
+
+
+def start_crawl(args: list[str]) -> subprocess.Popen[str]:
+    """Start a crawl whose report (progress lines, summary, warnings) is echoed as it comes."""
+    print("$", " ".join(a if " " not in a else repr(a) for a in args), flush=True)
+    proc = subprocess.Popen(args, cwd=REPO, stderr=subprocess.PIPE, text=True)
+
+    def pump() -> None:
+        assert proc.stderr is not None
+        showing = False
+        for line in proc.stderr:
+            if STAMP.match(line):
+                showing = bool(SHOWN.search(line))
+                line = line[20:]  # without the date: the progress lines are what matters
+            if showing:
+                print("  " + line, end="", flush=True)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return proc
+
+
+def run_crawl(args: list[str]) -> int:
+    proc = start_crawl(args)
+    code = proc.wait()
+    time.sleep(0.2)  # let the last lines through
+    print(f"crawl exit status {code}", flush=True)
+    return code
 
 
 def run(args: list[str], *, env: dict[str, str] | None = None, check: bool = True) -> int:
@@ -64,22 +99,26 @@ def main() -> int:
         replica.write_truth(truth)
         base = replica.url
         step(f"crawl the replica at {base} with {opts.faults:.0%} faulty responses; kill -9 it")
-        crawl = subprocess.Popen(crawl_args(base, workspace), cwd=REPO)
-        wait_for_progress(workspace, 300, timeout=120, proc=crawl)
+        crawl = start_crawl(crawl_args(base, workspace))
+        wait_for_progress(workspace, 300, timeout=120, proc=cast("Any", crawl))
         crawl.send_signal(signal.SIGKILL)
         crawl.wait()
+        time.sleep(0.2)
         print("crawl killed with SIGKILL after 300 exchanges")
         run(scrapy("status", workspace))
 
         step("run the same command again: it resumes where the killed run stopped")
-        run(crawl_args(base, workspace), check=False)
+        run_crawl(crawl_args(base, workspace))
         run(scrapy("status", workspace))
 
         step("the court is healthy again: requeue what failed, crawl once more")
         replica.faults_off()  # same address and data: the stored requests stay valid
         run(scrapy("requeue", workspace))
-        run(crawl_args(base, workspace), check=False)
+        run_crawl(crawl_args(base, workspace))
         run(scrapy("status", workspace))
+        page = demo / "status.html"
+        run(scrapy("status", workspace, "--html", str(page)))
+        print(f"status page (open it in a browser): {page}")
 
     step("export complete cases and compare with the ground truth, field by field")
     run(scrapy("export", workspace, "--complete-only", "--out", str(exported)))

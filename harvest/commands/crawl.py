@@ -1,14 +1,18 @@
-"""``scrapy crawl``: Scrapy's command, with an exit status that says when a crawl failed.
+"""``scrapy crawl``: Scrapy's command, with an exit status that says how the crawl ended.
 
-Scrapy exits 0 whenever the crawl started, even when it was closed because its data could not be
-stored. This command exits 1, with one line on stderr saying what to do, when the spider closed
-for a reason in :data:`FATAL_CLOSE_REASONS` (the request state or the item store failed, e.g.
-a full disk; a request that cannot be stored; the court's TLS certificate failed verification).
-Everything else is Scrapy's ``crawl``.
+Scrapy exits 0 whenever the crawl started. This command exits with the code of
+:mod:`harvest.exit_status` (README, "Exit status"): 0 done, 1 refused to start or stopped by a
+fatal error, 3 failed requests left, 4 blocked by a JavaScript challenge with the browser off,
+5 stopped with requests still waiting. A bad spider argument is one line on stderr (no
+traceback) and exit 1; a fatal close (:data:`FATAL_CLOSE_REASONS`: the request state or the item
+store failed, e.g. a full disk) adds one line saying what to do. The summary itself is logged by
+:class:`extensions.progress.ProgressReporter`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -16,15 +20,28 @@ from scrapy import signals
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
+from extensions.progress import exit_status_of
+from extensions.store import StateError
+from harvest.exit_status import FATAL_CLOSE_REASONS, ExitStatus
+from harvest.settings_error import SettingsError
+from harvest.spider_args import SpiderArgumentError
+from harvest.workspace import WorkspaceError
+
 if TYPE_CHECKING:
     import argparse
 
     from scrapy import Spider
+    from twisted.python.failure import Failure
 
 __all__ = ["FATAL_CLOSE_REASONS", "Command"]
 
-#: Close reasons after which ``scrapy crawl`` exits 1, and what to do about each.
-FATAL_CLOSE_REASONS = {
+logger = logging.getLogger(__name__)
+
+#: Why a crawl refuses to start, each with a message that says the fix (exit status 1).
+REFUSALS = (WorkspaceError, SettingsError, StateError)
+
+#: What to do after each fatal close reason.
+FATAL_ADVICE = {
     "item_store_error": "the item store could not be written (see the ERROR lines above: "
     "a full disk, a damaged items.sqlite)",
     "harvest_state_error": "the request state could not be written (see the ERROR lines above: "
@@ -35,28 +52,81 @@ FATAL_CLOSE_REASONS = {
 
 
 class Command(ScrapyCrawlCommand):
+    def long_desc(self) -> str:
+        return (
+            "Run a spider (scrapy crawl sipp -a base_url=...; README.md, 'Spider arguments'). "
+            "Exit status: 0 done, 1 refused to start or fatal error, 3 failed requests left, "
+            "4 blocked by a JavaScript challenge with the browser off, 5 stopped with requests "
+            "still waiting (README.md, 'Exit status')."
+        )
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) < 1:
             raise UsageError
         if len(args) > 1:
             raise UsageError("running 'scrapy crawl' with more than one spider is not supported")
         assert self.crawler_process
+        assert self.settings is not None
+        feeds = self.settings.getdict("FEEDS")
+        if feeds and not self.settings.getbool("HARVEST_ALLOW_FEEDS"):
+            # case data names real people: it stays in the private workspace (0700/0600)
+            sys.stderr.write(
+                f"scrapy crawl: refusing to write feed files ({', '.join(map(str, feeds))}): "
+                "they would put case data outside the private workspace, readable by others. "
+                "The harvest is in the workspace; take it out with scrapy export or ship.py. "
+                "Under scrapyd set 'items_dir =' (empty) in scrapyd.conf; to write feeds "
+                "anyway add -s HARVEST_ALLOW_FEEDS=True.\n"
+            )
+            self.exitcode = int(ExitStatus.REFUSED)
+            return
+        opened: list[bool] = []
         closed: list[str] = []
+        refused: list[str] = []
+
+        def spider_opened(spider: Spider, **_: Any) -> None:
+            opened.append(True)
 
         def spider_closed(spider: Spider, reason: str, **_: Any) -> None:
             closed.append(str(reason))
 
+        def bad_argument(failure: Failure) -> Failure | None:
+            if isinstance(failure.value, SpiderArgumentError):
+                refused.append(str(failure.value))
+                return None
+            return failure
+
+        def bad_argument_task(task: asyncio.Future[Any]) -> None:
+            exc = None if task.cancelled() else task.exception()
+            if isinstance(exc, SpiderArgumentError):
+                refused.append(str(exc))
+            elif isinstance(exc, REFUSALS):
+                # an unusable workspace or setting, the court locked: one line, no traceback
+                logger.error("the crawl cannot start: %s", exc)
+            elif exc is not None:
+                logger.error("the crawl failed to start", exc_info=exc)
+
         crawler = self._create_crawler(args[0])
+        crawler.signals.connect(spider_opened, signal=signals.spider_opened, weak=False)
         crawler.signals.connect(spider_closed, signal=signals.spider_closed, weak=False)
-        self.crawler_process.crawl(crawler, **opts.spargs)
+        started: Any = self.crawler_process.crawl(crawler, **opts.spargs)
+        if isinstance(started, asyncio.Future):
+            started.add_done_callback(bad_argument_task)
+        else:
+            started.addErrback(bad_argument)
         self.crawler_process.start()
-        if self.crawler_process.bootstrap_failed:
-            self.exitcode = 1
+        for message in refused:
+            sys.stderr.write(f"scrapy crawl: {message}\n")
+        status = exit_status_of(crawler)
+        if status is None:
+            # the spider never opened (bad arguments or settings, the court locked) or it
+            # closed before the summary could be made
+            failed = refused or self.crawler_process.bootstrap_failed or not opened
+            status = int(ExitStatus.REFUSED) if failed else int(ExitStatus.DONE)
         for reason in closed:
-            if reason in FATAL_CLOSE_REASONS:
+            if reason in FATAL_ADVICE:
                 sys.stderr.write(
                     f"scrapy crawl: the crawl stopped early ({reason}): "
-                    f"{FATAL_CLOSE_REASONS[reason]}. Nothing recorded as done lacks its data: "
+                    f"{FATAL_ADVICE[reason]}. Nothing recorded as done lacks its data: "
                     "fix the cause and run the same command again to resume.\n"
                 )
-                self.exitcode = 1
+        self.exitcode = status

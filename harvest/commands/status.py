@@ -10,7 +10,10 @@ carry, per court, page kind or tab, label and kind, with a page count and an exa
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
@@ -18,8 +21,16 @@ from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
 from extensions.store import NOTICES, RequestStore, StateError, Status, StatusReport
+from harvest.clock import utc_now
 from harvest.settings_error import SettingsError
-from harvest.workspace import ITEMS_DB, WORKSPACE_ENV, WorkspaceError, resolve_workspace
+from harvest.status_page import StatusExtra, gather, render_page
+from harvest.workspace import (
+    ITEMS_DB,
+    WORKSPACE_ENV,
+    WorkspaceError,
+    open_private,
+    resolve_workspace,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -36,24 +47,34 @@ class Command(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "[--json] [--court COURT_ID] [--limit N]"
+        return "[--json] [--html FILE] [--court COURT_ID] [--limit N]"
 
     def short_desc(self) -> str:
         return "Show the request state: done, waiting and failed requests, recent runs"
 
     def long_desc(self) -> str:
         return (
-            "Show the request state of the workspace (HARVEST_WORKSPACE, state.sqlite): counts by "
-            "court, kind and status (pending, inflight, ok, error), the requests waiting longest, "
-            "the latest errors with URL and reason, the latest runs, and the parse warnings "
-            "(shapes kept generically) per page kind or tab and label, with the number of pages "
-            "carrying each and an example URL. Read-only; safe while a crawl is running."
+            "Show the request state of the workspace (HARVEST_WORKSPACE, state.sqlite): complete "
+            "cases per court, counts by court, kind and status (pending, inflight, ok, error), "
+            "errors grouped by reason with an example URL, the requests waiting longest, the "
+            "latest errors, the latest runs, each live, dead (killed) or ended, the notices, the "
+            "ok requests whose parts are missing, and the parse warnings per page and label. "
+            "--html FILE "
+            "writes the same as one self-contained page with charts. Read-only; safe while a "
+            "crawl is running. On a scrapyd host run it in the directory holding the project's "
+            "scrapy.cfg, or set SCRAPY_SETTINGS_MODULE=harvest.settings (README.md, 'scrapyd')."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         group = parser.add_argument_group(title="Status Options")
         group.add_argument("--json", action="store_true", help="print one JSON object")
+        group.add_argument(
+            "--html",
+            metavar="FILE",
+            default=None,
+            help="write a self-contained status page (charts, no network) to FILE",
+        )
         group.add_argument("--court", metavar="COURT_ID", default=None, help="only this court")
         group.add_argument(
             "--limit",
@@ -90,17 +111,45 @@ class Command(ScrapyCommand):
             )
         finally:
             store.close()
+        try:
+            extra = gather(Path(path), court=opts.court, limit=opts.limit, runs=report.runs)
+        except sqlite3.Error as exc:
+            sys.stderr.write(f"scrapy status: cannot read {path}: {exc}\n")
+            self.exitcode = 1
+            return
+        if opts.html:
+            try:
+                page = render_page(path, report, extra, generated_at=utc_now())
+                # 0600 like the workspace: the page names the court's failing URLs
+                fd = open_private(Path(opts.html), os.O_WRONLY | os.O_TRUNC)
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    out.write(page)
+            except OSError as exc:
+                sys.stderr.write(f"scrapy status: cannot write {opts.html}: {exc}\n")
+                self.exitcode = 1
+                return
+            sys.stderr.write(f"scrapy status: status page written to {opts.html}\n")
         if opts.json:
-            sys.stdout.write(
-                json.dumps({"state": path, **report.as_dict(), "parts": parts}, indent=1) + "\n"
-            )
-        else:
-            sys.stdout.write(format_report(report, path) + format_hardening(report, parts))
+            doc = {"state": path, **report.as_dict(), **extra.as_dict(), "parts": parts}
+            sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+        elif not opts.html:
+            sys.stdout.write(format_report(report, path, extra) + format_hardening(report, parts))
 
 
-def format_report(report: StatusReport, path: str) -> str:
+def format_report(report: StatusReport, path: str, extra: StatusExtra | None = None) -> str:
     """The human-readable form of a status report."""
     lines = [f"request state: {path}", ""]
+    if extra is not None:
+        lines.append("cases per court (complete = detail and every tab ok):")
+        for p in extra.courts:
+            share = f" ({100.0 * p.cases_complete / p.cases_known:.1f}%)" if p.cases_known else ""
+            lines.append(
+                f"  {p.court}: {p.cases_complete}/{p.cases_known} complete{share}; requests "
+                f"{p.ok} ok, {p.waiting} waiting, {p.error} failed"
+            )
+        if not extra.courts:
+            lines.append("  (nothing crawled yet)")
+        lines.append("")
     table: dict[tuple[str, str], dict[str, int]] = {}
     for row in report.counts:
         table.setdefault((row["court"], row["kind"]), dict.fromkeys(_STATUSES, 0))[
@@ -124,14 +173,26 @@ def format_report(report: StatusReport, path: str) -> str:
     lines += ["", f"waiting longest ({len(report.oldest_pending)}):"]
     for r in report.oldest_pending:
         lines.append(f"  {r['updated_at']}  {r['key']}  attempts={r['attempts']}  {r['url']}")
+    if extra is not None:
+        shown, total = len(extra.error_groups), extra.error_groups_total
+        lines += ["", f"errors by reason ({shown if shown == total else f'{shown} of {total}'}):"]
+        for g in extra.error_groups:
+            lines.append(f"  {g.count:>6}  {g.reason}  [{', '.join(g.kinds)}]")
+            lines.append(f"          e.g. {g.example_url}")
     lines += ["", f"latest errors ({len(report.latest_errors)}):"]
     for r in report.latest_errors:
         lines.append(f"  {r['updated_at']}  {r['key']}  attempts={r['attempts']}")
         lines.append(f"      {r['url']}")
         lines.append(f"      {r['last_error']}")
     lines += ["", f"recent runs ({len(report.runs)}):"]
+    states = extra.run_states if extra is not None else {}
     for r in report.runs:
-        end = r["ended_at"] or "running (or killed: the next crawl of the court will tell)"
+        state = states.get(r["id"], "")
+        end = r["ended_at"] or {
+            "live": "running (live: its process holds the crawl lock)",
+            "dead": "dead: killed or crashed (the next crawl of the court takes over)",
+            "unknown": "running or killed (on another host: cannot tell from here)",
+        }.get(state, "running (or killed: the next crawl of the court will tell)")
         lines.append(
             f"  #{r['id']}  {r['court']}  pid {r['pid']}@{r['host']}  job {r['job'] or '-'}  "
             f"{r['started_at']} -> {end}  {r['close_reason'] or ''}".rstrip()

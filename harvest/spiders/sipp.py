@@ -19,6 +19,7 @@ from scrapy.http import Response
 
 from harvest import identity
 from harvest.clock import utc_now
+from harvest.exit_status import BAD_LISTING
 from harvest.items import CASE_PART, CasePart, RowProblem, tab_part
 from harvest.meta import (
     META_CASE,
@@ -47,32 +48,28 @@ PRIORITY_CASE = 10
 PRIORITY_LIST = 0
 
 
+class BadListing(CloseSpider):
+    """``-a listing`` names no entry of the court's menu: the crawl closes (exit status 1) and
+    the menu request's error says which entries there are."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(BAD_LISTING)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class SippSpider(Spider):
     """``scrapy crawl sipp -a base_url=<court SIPP root>`` (see README for every argument)."""
 
     name = "sipp"
 
-    def __init__(
-        self,
-        base_url: str | None = None,
-        court_id: str | None = None,
-        listing: str | None = None,
-        max_cases: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        tabs: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.args = SippArgs.parse(
-            base_url=base_url,
-            court_id=court_id,
-            listing=listing,
-            max_cases=max_cases,
-            since=since,
-            until=until,
-            tabs=tabs,
-        )
+    def __init__(self, **kwargs: Any) -> None:
+        # Every -a argument is checked before any request: an unknown name (a typo such as
+        # max_case) or value stops the crawl (exit 1) with the closest valid name or the values.
+        self.args = SippArgs.from_arguments(kwargs)
+        super().__init__(**{k: v for k, v in kwargs.items() if k.startswith("_")})
         self.court_id = self.args.court_id
         self.base_url = self.args.base_url
 
@@ -99,8 +96,12 @@ class SippSpider(Spider):
                 yield self._list_request(entry.url, page=1, template=None)
                 return
         labels = ", ".join(sorted({e.label for e in page.menu})) or "(no menu found)"
-        logger.error("listing %r is not in the court's menu; choose one of: %s", wanted, labels)
-        raise CloseSpider(f"unknown listing {self.args.listing!r}")
+        message = (
+            f"-a listing={self.args.listing!r} is not in the court's menu; "
+            f"choose one of: all, {labels}"
+        )
+        logger.error("%s", message)
+        raise BadListing(message)
 
     def parse_list(self, response: Response) -> Iterator[Request | RowProblem]:
         raise_for_page_error(response)

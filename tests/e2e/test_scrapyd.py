@@ -7,19 +7,23 @@ The egg is built from a copy of the tracked files, so the work tree gets no buil
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import os
 import shutil
 import socket
 import subprocess
 import sys
 import urllib.parse
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+import scrapy
 
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import exported, mismatches, state_query, truth_by_key
@@ -71,18 +75,20 @@ def answers(sock: Path) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def egg(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    src = tmp_path_factory.mktemp("src")
+def copy_tracked(dest: Path) -> Path:
+    """The tracked files of the checkout, copied to ``dest`` (what a deploy machine has)."""
     files = subprocess.run(
         ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
     ).stdout.split(b"\0")
     for name in filter(None, files):
         path = REPO / name.decode()
         if path.is_file():
-            (src / name.decode()).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, src / name.decode())
-    out = src / "harvest.egg"
+            (dest / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, dest / name.decode())
+    return dest
+
+
+def build_egg(src: Path, out: Path) -> Path:
     subprocess.run(
         [str(BIN / "scrapyd-deploy"), f"--build-egg={out}"],
         cwd=src,
@@ -93,15 +99,83 @@ def egg(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_tracked(tmp_path_factory.mktemp("src"))
+
+
+@pytest.fixture(scope="module")
+def egg(src: Path) -> Path:
+    return build_egg(src, src / "harvest.egg")
+
+
+def make_host(home: Path, installed: Path | None = None) -> Path:
+    """A scrapyd host's interpreter, built offline from this test environment: a venv whose only
+    site directory is a view of ours minus the harvest install. ``installed``: a checkout whose
+    packages are put into the host's site-packages too, as ``pip install .`` does."""
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(home / "venv")],
+        check=True,
+        timeout=120,
+    )
+    ours = Path(scrapy.__file__).parents[1]  # this environment's site-packages
+    deps = home / "deps"
+    deps.mkdir()
+    for entry in ours.iterdir():
+        if entry.name.startswith(("__editable__", "harvest-", "_harvest")):
+            continue  # the project installed in the test environment: not on a host
+        (deps / entry.name).symlink_to(entry)
+    python = home / "venv" / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    (site / "harvest-host-deps.pth").write_text(f"{deps}\n")
+    if installed is not None:
+        for package in ("harvest", "extensions", "pipelines"):
+            shutil.copytree(installed / package, site / package)
+    return python
+
+
+@pytest.fixture(scope="module")
+def host_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scrapyd host as ``scripts/scrapyd-host`` makes it: harvest's dependencies and scrapyd,
+    without harvest."""
+    home = tmp_path_factory.mktemp("host")
+    python = make_host(home)
+    check = "import scrapy, scrapyd\ntry:\n import harvest\nexcept ImportError:\n print('none')"
+    probe = subprocess.run(
+        [str(python), "-c", check], capture_output=True, text=True, cwd=home, check=True
+    )
+    assert probe.stdout.strip() == "none", probe.stderr
+    return python
+
+
 @dataclass(frozen=True)
 class Scrapyd:
     sock: Path  # its Unix socket (the HTTP API)
     home: Path
+    python: Path  # the host's interpreter (dependencies only)
 
 
-@pytest.fixture(scope="module")
-def scrapyd(tmp_path_factory: pytest.TempPathFactory, egg: Path) -> Iterator[Scrapyd]:
-    home = tmp_path_factory.mktemp("scrapyd")
+def add_version(sock: Path, version: str, egg: Path) -> None:
+    """``scrapyd-deploy``'s upload: the egg as a new version of project ``harvest``."""
+    added = call(
+        sock,
+        "addversion.json",
+        _multipart({"project": "harvest", "version": version}, egg),
+        {"Content-Type": "multipart/form-data; boundary=EGGBOUNDARY"},
+    )
+    assert added["status"] == "ok", added
+
+
+@contextlib.contextmanager
+def running_scrapyd(home: Path, python: Path) -> Iterator[Path]:
+    """scrapyd run by ``python`` with its directories in ``home``; yields its Unix socket."""
     sock = home / "scrapyd.sock"
     (home / "scrapyd.conf").write_text(
         "[scrapyd]\n"
@@ -110,24 +184,27 @@ def scrapyd(tmp_path_factory: pytest.TempPathFactory, egg: Path) -> Iterator[Scr
         "items_dir =\njobs_dir =\npoll_interval = 0.5\nmax_proc = 2\n"
     )
     proc = subprocess.Popen(
-        [str(BIN / "scrapyd"), f"--pidfile={home}/scrapyd.pid"],
+        [str(python), "-m", "scrapyd", f"--pidfile={home}/scrapyd.pid"],
         cwd=home,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         wait_until(lambda: answers(sock), timeout=60, what="scrapyd answers", proc=proc)
-        added = call(
-            sock,
-            "addversion.json",
-            _multipart({"project": "harvest", "version": "r1"}, egg),
-            {"Content-Type": "multipart/form-data; boundary=EGGBOUNDARY"},
-        )
-        assert added["status"] == "ok", added
-        yield Scrapyd(sock, home)
+        yield sock
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def scrapyd(
+    tmp_path_factory: pytest.TempPathFactory, egg: Path, host_python: Path
+) -> Iterator[Scrapyd]:
+    home = tmp_path_factory.mktemp("scrapyd")
+    with running_scrapyd(home, host_python) as sock:
+        add_version(sock, "r1", egg)
+        yield Scrapyd(sock, home, host_python)
 
 
 def _multipart(fields: dict[str, str], egg: Path) -> bytes:
@@ -185,3 +262,99 @@ def test_a_relative_workspace_under_scrapyd_fails_with_the_fix(scrapyd: Scrapyd)
     wait_finished(scrapyd.sock, "job-relative")
     log = scrapyd.home / "logs" / "harvest" / "sipp" / "job-relative.log"
     assert "HARVEST_WORKSPACE must be an absolute path" in log.read_text()
+
+
+def test_the_egg_carries_the_product_and_not_the_outside_parties(egg: Path) -> None:
+    with zipfile.ZipFile(egg) as z:
+        top = {name.split("/")[0] for name in z.namelist()}
+        settings = z.read("harvest/settings.py").decode()
+    assert top == {"EGG-INFO", "harvest", "extensions", "pipelines", "ship.py"}
+    assert "DOWNLOAD_TIMEOUT = 60" in settings
+
+
+def test_the_host_requirements_are_the_dependencies_without_harvest() -> None:
+    from scripts.host_requirements import host_requirements
+
+    reqs = host_requirements()
+    assert reqs[:4] == ["scrapy>=2.19", "scrapy-playwright>=0.0.48", "itemadapter>=0.12",
+                        "requests>=2.32"]  # fmt: skip
+    assert "scrapyd>=1.6" in reqs
+    assert "setuptools<81" in reqs
+    assert not any(r.startswith(("harvest", "scrapyd-client", "starlette")) for r in reqs)
+
+
+def _run_job(scrapyd: Scrapyd, job: str, workspace: Path) -> str:
+    form = [("project", "harvest"), ("spider", "sipp"), ("jobid", job)]
+    form += [("base_url", "http://127.0.0.1:9/"), ("court_id", "pn-closed")]
+    form += [("setting", f"HARVEST_WORKSPACE={workspace}"), ("setting", "RETRY_TIMES=0")]
+    assert api(scrapyd.sock, "schedule.json", form)["status"] == "ok"
+    wait_finished(scrapyd.sock, job)
+    return (scrapyd.home / "logs" / "harvest" / "sipp" / f"{job}.log").read_text()
+
+
+def changed_egg(src: Path, tmp_path: Path) -> Path:
+    """The project with one setting changed on the deploy machine (60 -> 47 s), as an egg."""
+    src2 = tmp_path / "src2"
+    shutil.copytree(src, src2, ignore=shutil.ignore_patterns("*.egg", "build", "*.egg-info"))
+    settings = src2 / "harvest" / "settings.py"
+    text = settings.read_text()
+    assert "DOWNLOAD_TIMEOUT = 60\n" in text
+    settings.write_text(text.replace("DOWNLOAD_TIMEOUT = 60\n", "DOWNLOAD_TIMEOUT = 47\n"))
+    return build_egg(src2, tmp_path / "r2.egg")
+
+
+def test_a_new_deploy_is_the_code_the_next_job_runs(
+    scrapyd: Scrapyd, src: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    first = _run_job(scrapyd, "job-deploy-r1", workspace)
+    assert "'DOWNLOAD_TIMEOUT': 60" in first
+    add_version(scrapyd.sock, "r2", changed_egg(src, tmp_path))
+    second = _run_job(scrapyd, "job-deploy-r2", workspace)
+    assert "'DOWNLOAD_TIMEOUT': 47" in second
+    assert "'DOWNLOAD_TIMEOUT': 60" not in second
+
+
+def test_a_host_with_harvest_installed_ignores_every_deploy(
+    egg: Path, src: Path, tmp_path: Path
+) -> None:
+    """Why the host gets the dependencies only: with harvest installed (``pip install .``, what
+    the README once said) scrapyd's egg comes after site-packages and never runs."""
+    (tmp_path / "host").mkdir()
+    (tmp_path / "scrapyd").mkdir()
+    python = make_host(tmp_path / "host", installed=src)
+    with running_scrapyd(tmp_path / "scrapyd", python) as sock:
+        add_version(sock, "r1", egg)
+        add_version(sock, "r2", changed_egg(src, tmp_path))
+        host = Scrapyd(sock, tmp_path / "scrapyd", python)
+        log = _run_job(host, "job-installed", tmp_path / "ws")
+    assert "'DOWNLOAD_TIMEOUT': 60" in log  # the installed copy, not the deployed r2
+
+
+def test_scrapy_status_runs_on_the_host_from_the_deployed_egg(
+    scrapyd: Scrapyd, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    _run_job(scrapyd, "job-status", workspace)
+    (egg,) = sorted((scrapyd.home / "eggs" / "harvest").glob("r1*.egg"))
+    # README, "scrapyd": the deployed egg on PYTHONPATH, the project's settings module named
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(egg),
+        "SCRAPY_SETTINGS_MODULE": "harvest.settings",
+        "HARVEST_WORKSPACE": str(workspace),
+    }
+    result = subprocess.run(
+        [str(scrapyd.python), "-m", "scrapy", "status", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    doc = json.loads(result.stdout)
+    assert [r["job"] for r in doc["runs"]] == ["job-status"]
+    assert doc["courts"][0]["court"] == "pn-closed"
+    assert doc["courts"][0]["error"] == 1

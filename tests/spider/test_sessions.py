@@ -47,3 +47,37 @@ def test_the_warm_flag_leaves_with_its_jar() -> None:
     assert "c" not in jars
     assert not jars.is_warm("c")
     assert len(jars._warm) == 0  # bounded by the jars: nothing left behind
+
+
+def test_a_pool_reuses_warm_jars_and_never_lends_one_twice() -> None:
+    import asyncio
+
+    from harvest.sessions import SessionPool
+
+    async def scenario() -> list[str]:
+        pool = SessionPool("pn-x", size=2)
+        warm: set[str] = set()
+        a = await pool.lease(warm.__contains__)
+        b = await pool.lease(warm.__contains__)
+        assert {a.jar, b.jar} == {"pn-x|session-1", "pn-x|session-2"}
+        third = asyncio.ensure_future(pool.lease(warm.__contains__))
+        await asyncio.sleep(0)
+        assert not third.done()  # both jars are leased: the third request waits
+        warm.add(b.jar)
+        pool.give_back(a.jar, a.id)
+        c = await third
+        assert c.jar == a.jar
+        assert c.active
+        assert not a.active
+        pool.give_back(a.jar, a.id)  # an ended lease gives nothing back twice
+        assert c.active
+        pool.give_back(c.jar, c.id)
+        pool.give_back(b.jar, b.id)
+        d = await pool.lease(warm.__contains__)  # a warm idle jar first
+        assert d.jar == b.jar
+        assert pool.leased == 1
+        del d  # a lease lost without an outcome comes back when dropped
+        return list(pool.idle)
+
+    idle = asyncio.run(scenario())
+    assert sorted(idle) == ["pn-x|session-1", "pn-x|session-2"]

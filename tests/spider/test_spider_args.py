@@ -47,10 +47,33 @@ def test_all_arguments() -> None:
             {"base_url": "https://sipp.pn-x.go.id/", "since": "2024-06-01", "until": "2024-01-01"},
             "is after",
         ),
-        ({"base_url": "https://sipp.pn-x.go.id/", "tabs": "putusan,../x"}, "not tab slugs"),
+        ({"base_url": "https://sipp.pn-x.go.id/", "tabs": "putusan,../x"}, r"\./x is not a tab"),
         ({"base_url": "https://sipp.pn-x.go.id/", "court_id": "a/b"}, "not usable"),
     ],
 )
 def test_bad_arguments_fail_with_the_fix(kwargs: dict[str, str | None], message: str) -> None:
     with pytest.raises(SpiderArgumentError, match=message):
         SippArgs.parse(**kwargs)  # type: ignore[arg-type]
+
+
+def test_unknown_argument_names_are_refused_with_the_closest_name() -> None:
+    with pytest.raises(SpiderArgumentError, match=r"-a max_case: did you mean -a max_cases="):
+        SippArgs.from_arguments({"base_url": "https://sipp.pn-x.go.id/", "max_case": "10"})
+    with pytest.raises(SpiderArgumentError, match="-a colour: the sipp spider takes base_url,"):
+        SippArgs.from_arguments({"base_url": "https://sipp.pn-x.go.id/", "colour": "red"})
+
+
+def test_runner_arguments_are_not_spider_arguments() -> None:
+    args = SippArgs.from_arguments({"base_url": "https://sipp.pn-x.go.id/", "_job": "abc"})
+    assert args.court_id == "pn-x"
+
+
+def test_unknown_tab_slugs_are_refused_with_the_valid_ones() -> None:
+    with pytest.raises(SpiderArgumentError) as err:
+        SippArgs.parse(base_url="https://sipp.pn-x.go.id/", tabs="putusan,jadwal_sidan,foo")
+    message = str(err.value)
+    assert message.startswith(
+        "-a tabs: foo, jadwal_sidan (did you mean jadwal_sidang?) are not tab slugs; "
+        "give comma-separated slugs among: banding, barang_bukti,"
+    )
+    assert "riwayat_perkara" in message

@@ -1,0 +1,227 @@
+"""A crawl that reports itself: a progress line at a steady interval, a summary at the end.
+
+``EXTENSIONS = {"extensions.progress.ProgressReporter": 0}`` (harvest/settings.py). Every
+``HARVEST_PROGRESS_INTERVAL`` seconds (float, default 60; ``0`` = no progress lines, the summary
+stays) it logs one line from the state database (``state.sqlite``, read-only)::
+
+    progress pn-x: cases 120/340 complete (35.3%); requests 980 ok, 45 waiting, 3 failed;
+    41.2 req/min; ETA 1m06s
+
+*cases* are the court's case groups (complete = detail and every tab ``ok``), *waiting* is
+``pending + inflight``, the rate counts requests that ended (``ok`` or ``error``) in this run
+over its duration, and the ETA is *waiting* over that rate. When the spider closes it logs the
+summary (the same numbers, the run's duration, the close reason, the failed requests by reason)
+and sets the stat ``harvest/exit_status`` to the code ``scrapy crawl`` exits with
+(:mod:`harvest.exit_status`).
+
+Switched off (``NotConfigured``) for a crawl without the harvest state (Scrapy's own scheduler,
+``scrapy shell``).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.misc import load_object
+from twisted.internet.task import LoopingCall
+from twisted.internet.threads import deferToThread
+
+from harvest.exit_status import (
+    ADVICE,
+    CHALLENGE_REASON,
+    FATAL_CLOSE_REASONS,
+    CrawlFacts,
+    ExitStatus,
+    decide,
+)
+from harvest.settings_error import SettingsError
+from harvest.workspace import STATE_DB, WorkspaceError, resolve_workspace
+
+from .config import SchedulerConfig
+from .scheduler import HarvestScheduler, court_of, harvests_a_court
+from .state_queries import CourtProgress, connect_readonly, court_progress, error_groups
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from twisted.internet.defer import Deferred
+
+__all__ = ["DEFAULT_INTERVAL", "ProgressReporter", "format_duration", "progress_line"]
+
+logger = logging.getLogger(__name__)
+
+#: Default of ``HARVEST_PROGRESS_INTERVAL`` (seconds between progress lines).
+DEFAULT_INTERVAL = 60.0
+STAT_EXIT = "harvest/exit_status"
+
+
+def format_duration(seconds: float) -> str:
+    """``1h02m``, ``4m10s``, ``12s``."""
+    s = max(0, round(seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    if h:
+        return f"{h}h{m:02d}m"
+    if m:
+        return f"{m}m{sec:02d}s"
+    return f"{sec}s"
+
+
+def progress_line(p: CourtProgress, *, ended: int, elapsed: float) -> str:
+    """One progress line (see the module docstring); ``ended``: requests that ended in this run."""
+    share = f" ({100.0 * p.cases_complete / p.cases_known:.1f}%)" if p.cases_known else ""
+    rate = ended * 60.0 / elapsed if elapsed > 0 else 0.0
+    if p.waiting == 0:
+        eta = "nothing waiting"
+    elif rate > 0:
+        eta = "ETA " + format_duration(p.waiting * 60.0 / rate)
+    else:
+        eta = "ETA unknown (nothing ended yet)"
+    return (
+        f"progress {p.court}: cases {p.cases_complete}/{p.cases_known} complete{share}; "
+        f"requests {p.ok} ok, {p.waiting} waiting, {p.error} failed; {rate:.1f} req/min; {eta}"
+    )
+
+
+class ProgressReporter:
+    """Progress lines every ``HARVEST_PROGRESS_INTERVAL`` seconds and a summary at close."""
+
+    def __init__(self, crawler: Crawler, interval: float) -> None:
+        self.crawler = crawler
+        self.interval = interval
+        self._loop: LoopingCall | None = None
+        self._started = time.monotonic()
+        self._ended_before: int | None = None
+        self._court = ""
+        self._path: Path | None = None
+        self._opened = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        scheduler = load_object(crawler.settings["SCHEDULER"])
+        if not (isinstance(scheduler, type) and HarvestScheduler in scheduler.__mro__):
+            raise NotConfigured("SCHEDULER is not extensions.scheduler.HarvestScheduler")
+        if not harvests_a_court(crawler):
+            raise NotConfigured("not a harvest crawl: the spider names no court_id")
+        raw = crawler.settings.get("HARVEST_PROGRESS_INTERVAL", DEFAULT_INTERVAL)
+        try:
+            interval = float(raw)
+        except (TypeError, ValueError):
+            interval = -1.0
+        if interval < 0:
+            raise SettingsError(
+                f"HARVEST_PROGRESS_INTERVAL must be a number of seconds (0 = no progress "
+                f"lines), got {raw!r} (default {DEFAULT_INTERVAL:g})"
+            )
+        o = cls(crawler, interval)
+        crawler.signals.connect(o.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(o.spider_closed, signal=signals.spider_closed)
+        return o
+
+    def spider_opened(self, spider: Spider) -> None:
+        self._court = court_of(spider)
+        self._opened = True
+        try:
+            config = SchedulerConfig.from_settings(self.crawler.settings)
+            self._path = resolve_workspace(config.workspace) / STATE_DB
+        except (SettingsError, WorkspaceError):  # the scheduler reported the same already
+            self._path = None
+        self._started = time.monotonic()
+        current = self._read()
+        self._ended_before = (current.ok + current.error) if current is not None else 0
+        if self.interval > 0:
+            self._loop = LoopingCall(self.report)
+            self._loop.start(self.interval, now=False)
+
+    def _read(self) -> CourtProgress | None:
+        if self._path is None or not self._path.exists():
+            return None
+        try:
+            conn = connect_readonly(self._path, timeout=5)
+            try:
+                found = court_progress(conn, self._court)
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            logger.warning("progress: cannot read %s: %s", self._path, exc)
+            return None
+        if not found:
+            return CourtProgress(self._court, 0, 0, 0, 0, 0, 0)
+        return found[0]
+
+    def _ended(self, p: CourtProgress) -> int:
+        return max(0, p.ok + p.error - (self._ended_before or 0))
+
+    def report(self) -> Deferred[None]:
+        """One progress line. The counting query scans the court's rows (a second on a million),
+        so it runs in a thread, off the crawl's event loop; the next line waits for it."""
+        d: Deferred[CourtProgress | None] = deferToThread(self._read)
+        return d.addCallback(self._log_progress)
+
+    def _log_progress(self, p: CourtProgress | None) -> None:
+        if p is None:
+            return
+        elapsed = time.monotonic() - self._started
+        logger.info("%s", progress_line(p, ended=self._ended(p), elapsed=elapsed))
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        if not self._opened:
+            return  # refused to start (the court locked, a bad setting): nothing to sum up
+        p = self._read()
+        elapsed = time.monotonic() - self._started
+        failed_challenge = 0
+        groups = []
+        if p is not None and p.error and self._path is not None:
+            try:
+                conn = connect_readonly(self._path, timeout=5)
+                try:
+                    groups = error_groups(conn, self._court, limit=5)
+                    failed_challenge = int(
+                        conn.execute(
+                            "SELECT count(*) FROM requests WHERE court = ? AND status = 'error' "
+                            "AND substr(last_error, 1, ?) = ?",
+                            (self._court, len(CHALLENGE_REASON), CHALLENGE_REASON),
+                        ).fetchone()[0]
+                    )
+                finally:
+                    conn.close()
+            except sqlite3.Error as exc:
+                logger.warning("summary: cannot read %s: %s", self._path, exc)
+        facts = CrawlFacts(
+            close_reason=reason,
+            fatal=reason in FATAL_CLOSE_REASONS,
+            waiting=p.waiting if p is not None else 0,
+            failed=p.error if p is not None else 0,
+            challenged_with_browser_off=failed_challenge > 0,
+        )
+        status = decide(facts)
+        if self.crawler.stats is not None:
+            self.crawler.stats.set_value(STAT_EXIT, int(status))
+        lines = [f"summary {self._court}: {reason} after {format_duration(elapsed)}"]
+        if p is not None:
+            lines.append(progress_line(p, ended=self._ended(p), elapsed=elapsed))
+        for g in groups:
+            lines.append(f"  failed: {g.count} x {g.reason} (e.g. {g.example_url})")
+        lines.append(f"exit status {int(status)}: {ADVICE[status]}")
+        log = logger.info if status is ExitStatus.DONE else logger.warning
+        log("%s", "\n".join(lines))
+
+
+def exit_status_of(crawler: Crawler) -> int | None:
+    """The exit status the summary decided, or ``None`` (the spider never opened)."""
+    try:
+        stats = crawler.stats
+    except RuntimeError:  # the crawl never started (a bad spider argument)
+        return None
+    value: Any = stats.get_value(STAT_EXIT) if stats is not None else None
+    return int(value) if value is not None else None
