@@ -23,6 +23,7 @@ def doc(**changes: Any) -> dict[str, Any]:
         "dedupe_key": "sipp.pn-x:1/Pdt.G/2024/PN X",
         "source_type": "sipp.pn-x",
         "source_id": "1/Pdt.G/2024/PN X",
+        "schema_version": 2,
         "content_hash": "",
         "complete": True,
         "case": {"nomor_perkara": "1/Pdt.G/2024/PN X", "pihak": "Ã© ü"},
@@ -45,6 +46,7 @@ def test_problems_name_what_is_wrong() -> None:
     assert document_problems(doc(version="7")) == ["version must be an integer >= 1"]
     assert document_problems(doc(version=True)) == ["version must be an integer >= 1"]
     assert document_problems(doc(case=None)) == ["case must be a dict"]
+    assert document_problems(doc(schema_version="2")) == ["schema_version must be a int"]
     assert document_problems(doc(dedupe_key="sipp.pn-x:2")) == [
         "dedupe_key is not source_type:source_id"
     ]
