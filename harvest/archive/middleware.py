@@ -1,0 +1,188 @@
+"""The archive's downloader middleware: every final response the spider parses, into WARC.
+
+Placed outermost but for the outcome middleware (``DOWNLOADER_MIDDLEWARES`` 30: below Retry 550,
+Redirect 600 and page validation 580), it sees each request's *final* response (the last of a
+redirect chain, an error page whose retries are spent) and the session warm-ups, which the
+session middleware downloads through the same chain. A response is archived, fsync-ed and
+indexed before its callback runs, so its parts are never stored without their page.
+
+Settings (README, "Settings reference"): ``HARVEST_ARCHIVE`` (bool, default True),
+``HARVEST_ARCHIVE_MAX_FILE_BYTES`` (int, default 256 MiB). Stats: ``harvest/archive/records``,
+``harvest/archive/bytes``, ``harvest/archive/warmups``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from harvest.archive.store import (
+    ARCHIVE_DIR,
+    DEFAULT_MAX_FILE_BYTES,
+    INDEX_DB,
+    ArchiveIndex,
+    ArchiveWriter,
+    Exchange,
+)
+from harvest.meta import (
+    META_BROWSER_PASS,
+    META_CASE,
+    META_EXPECT,
+    META_IS_WARMUP,
+    META_KEY,
+    META_LABELS_MISSING,
+    META_PAGE_ERROR,
+    META_PAGE_ERROR_KIND,
+    META_PARSE_CONTEXT,
+)
+from harvest.settings_error import SettingsError
+from harvest.workspace import WORKSPACE_ENV, resolve_workspace
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.settings import BaseSettings
+
+__all__ = ["ArchiveMiddleware", "archive_enabled"]
+
+logger = logging.getLogger(__name__)
+
+#: ``HARVEST_ARCHIVE``: keep a WARC copy of every parsed page.
+DEFAULT_ARCHIVE = True
+STAT_PREFIX = "harvest/archive"
+
+
+def archive_enabled(settings: BaseSettings) -> bool:
+    try:
+        return settings.getbool("HARVEST_ARCHIVE", DEFAULT_ARCHIVE)
+    except ValueError as exc:
+        raise SettingsError(
+            f"HARVEST_ARCHIVE={settings.get('HARVEST_ARCHIVE')!r} is not a boolean; use "
+            "True/False (or 1/0)"
+        ) from exc
+
+
+def archive_root(settings: BaseSettings) -> Path:
+    """``<HARVEST_WORKSPACE>/archive``."""
+    return resolve_workspace(settings.get(WORKSPACE_ENV)) / ARCHIVE_DIR
+
+
+class ArchiveMiddleware:
+    """Write each final response (and warm-up) to the workspace's WARC archive."""
+
+    def __init__(self, crawler: Crawler, root: Path, max_file_bytes: int) -> None:
+        self.crawler = crawler
+        self.root = root
+        self.max_file_bytes = max_file_bytes
+        self._writer: ArchiveWriter | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        if not archive_enabled(settings):
+            raise NotConfigured("HARVEST_ARCHIVE is off: pages are not archived")
+        try:
+            max_bytes = settings.getint("HARVEST_ARCHIVE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)
+        except ValueError as exc:
+            raise SettingsError(
+                "HARVEST_ARCHIVE_MAX_FILE_BYTES="
+                f"{settings.get('HARVEST_ARCHIVE_MAX_FILE_BYTES')!r} is not a whole number"
+            ) from exc
+        if max_bytes < 1:
+            raise SettingsError(
+                f"HARVEST_ARCHIVE_MAX_FILE_BYTES must be positive, not {max_bytes}"
+            )
+        mw = cls(crawler, archive_root(settings), max_bytes)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        return mw
+
+    def _open(self) -> ArchiveWriter:
+        if self._writer is None:
+            spider = self.crawler.spider
+            court = str(getattr(spider, "court_id", None) or getattr(spider, "name", "spider"))
+            index = ArchiveIndex.open(self.root / INDEX_DB)
+            self._writer = ArchiveWriter(
+                self.root,
+                court,
+                index,
+                max_file_bytes=self.max_file_bytes,
+                software=f"harvest ({self.crawler.settings.get('BOT_NAME', 'harvest')})",
+            )
+            logger.info("Archiving pages to %s/%s (run %s)", self.root, court, self._writer.run)
+        return self._writer
+
+    def spider_closed(self) -> None:
+        if self._writer is not None:
+            writer = self._writer
+            self._writer = None
+            writer.close()
+            writer.index.close()
+            logger.info(
+                "Archived %d pages (%d bytes) in run %s",
+                writer.entries_written,
+                writer.bytes_written,
+                writer.run,
+            )
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        meta = request.meta
+        if meta.get(META_BROWSER_PASS):
+            return response
+        key = meta.get(META_KEY)
+        warmup = bool(meta.get(META_IS_WARMUP))
+        writer = None
+        if warmup:
+            writer = self._open()
+            key = f"warmup|{writer.court}|{response.url}"
+        elif not isinstance(key, str):
+            return response
+        writer = writer or self._open()
+        context: dict[str, Any] = {
+            "court": writer.court,
+            "expect": meta.get(META_EXPECT),
+            "case": meta.get(META_CASE),
+            "labels_missing": bool(meta.get(META_LABELS_MISSING)),
+            "warmup": warmup,
+            "parse": meta.get(META_PARSE_CONTEXT),
+        }
+        if meta.get(META_PAGE_ERROR):
+            context["page_error"] = meta[META_PAGE_ERROR]
+            context["page_error_kind"] = meta.get(META_PAGE_ERROR_KIND)
+        exchange = Exchange(
+            url=response.url,
+            method=request.method,
+            request_headers=_header_list(request.headers),
+            request_body=request.body,
+            status=response.status,
+            protocol=response.protocol or "HTTP/1.1",
+            response_headers=_header_list(response.headers),
+            body=response.body,
+            fetched_at=time.time(),
+            context=context,
+        )
+        entry = writer.write(key, exchange)
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.inc_value(f"{STAT_PREFIX}/records")
+            stats.inc_value(f"{STAT_PREFIX}/bytes", entry.length)
+            if warmup:
+                stats.inc_value(f"{STAT_PREFIX}/warmups")
+        return response
+
+
+def _header_list(headers: Any) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for name in headers:
+        for value in headers.getlist(name):
+            out.append((_text(name), _text(value)))
+    return out
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value
