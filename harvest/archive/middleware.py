@@ -1,5 +1,10 @@
 """The archive's downloader middleware: every final response the spider parses, into WARC.
 
+Writing happens in one worker thread with group commit: the responses that arrive while a batch
+is being written form the next batch (written, one ``fsync``, indexed in one transaction), and
+each response goes on to its callback only once its entry is indexed. The reactor never waits
+for the disk.
+
 Placed outermost but for the outcome middleware (``DOWNLOADER_MIDDLEWARES`` 30: below Retry 550,
 Redirect 600 and page validation 580), it sees each request's *final* response (the last of a
 redirect chain, an error page whose retries are spent) and the session warm-ups, which the
@@ -13,13 +18,16 @@ Settings (README, "Settings reference"): ``HARVEST_ARCHIVE`` (bool, default True
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.reactor import is_asyncio_reactor_installed
 
 from harvest.archive.store import (
     ARCHIVE_DIR,
@@ -28,6 +36,7 @@ from harvest.archive.store import (
     ArchiveIndex,
     ArchiveWriter,
     Exchange,
+    IndexEntry,
 )
 from harvest.meta import (
     META_BROWSER_PASS,
@@ -81,6 +90,7 @@ class ArchiveMiddleware:
         self.root = root
         self.max_file_bytes = max_file_bytes
         self._writer: ArchiveWriter | None = None
+        self._batcher: _Batcher | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -102,6 +112,11 @@ class ArchiveMiddleware:
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         return mw
 
+    def _open_batcher(self) -> _Batcher:
+        if self._batcher is None:
+            self._batcher = _Batcher(self._open())
+        return self._batcher
+
     def _open(self) -> ArchiveWriter:
         if self._writer is None:
             spider = self.crawler.spider
@@ -118,6 +133,9 @@ class ArchiveMiddleware:
         return self._writer
 
     def spider_closed(self) -> None:
+        if self._batcher is not None:
+            self._batcher.shutdown()
+            self._batcher = None
         if self._writer is not None:
             writer = self._writer
             self._writer = None
@@ -130,7 +148,9 @@ class ArchiveMiddleware:
                 writer.run,
             )
 
-    def process_response(self, request: Request, response: Response) -> Response:
+    async def process_response(  # type: ignore[override]
+        self, request: Request, response: Response
+    ) -> Response:
         meta = request.meta
         if meta.get(META_BROWSER_PASS):
             return response
@@ -166,7 +186,10 @@ class ArchiveMiddleware:
             fetched_at=time.time(),
             context=context,
         )
-        entry = writer.write(key, exchange)
+        if is_asyncio_reactor_installed():
+            entry = await self._open_batcher().write(key, exchange)
+        else:
+            entry = writer.write(key, exchange)
         stats = self.crawler.stats
         if stats is not None:
             stats.inc_value(f"{STAT_PREFIX}/records")
@@ -174,6 +197,54 @@ class ArchiveMiddleware:
             if warmup:
                 stats.inc_value(f"{STAT_PREFIX}/warmups")
         return response
+
+
+class _Batcher:
+    """Group commit in one worker thread: ``await write(key, exchange)`` returns the entry once
+    it is on disk and indexed; exchanges submitted while a batch is written form the next."""
+
+    def __init__(self, writer: ArchiveWriter) -> None:
+        self.writer = writer
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="harvest-archive")
+        self._pending: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]] = []
+        self._busy = False
+
+    async def write(self, key: str, exchange: Exchange) -> IndexEntry:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[IndexEntry] = loop.create_future()
+        self._pending.append((key, exchange, future))
+        if not self._busy:
+            self._next(loop)
+        return await future
+
+    def _next(self, loop: asyncio.AbstractEventLoop) -> None:
+        batch, self._pending = self._pending, []
+        self._busy = True
+        work = loop.run_in_executor(
+            self._executor, self.writer.write_many, [(key, ex) for key, ex, _ in batch]
+        )
+        work.add_done_callback(lambda done: self._finished(loop, batch, done))
+
+    def _finished(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        batch: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]],
+        done: asyncio.Future[list[IndexEntry]],
+    ) -> None:
+        self._busy = False
+        exc = done.exception()
+        for i, (_, _, future) in enumerate(batch):
+            if future.done():
+                continue
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(done.result()[i])
+        if self._pending:
+            self._next(loop)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True)
 
 
 def _header_list(headers: Any) -> list[tuple[str, str]]:

@@ -211,7 +211,13 @@ class ArchiveIndex:
             else:
                 ensure_workspace(path.parent)
                 os.close(open_private(path, os.O_RDWR))
-                conn = sqlite3.connect(path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+                # used by one thread at a time: the crawl's archive worker, or a command
+                conn = sqlite3.connect(
+                    path,
+                    timeout=_BUSY_TIMEOUT_S,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.executescript(_SCHEMA)
@@ -231,26 +237,37 @@ class ArchiveIndex:
 
     def put(self, entry: IndexEntry) -> None:
         """Point ``entry.key`` at ``entry`` (committed on return)."""
+        self.put_many([entry])
+
+    def put_many(self, entries: Sequence[IndexEntry]) -> None:
+        """Point each entry's key at it, in one transaction (committed on return)."""
         try:
-            self._conn.execute(
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.executemany(
                 "INSERT OR REPLACE INTO records (key, court, kind, tab, file, offset, length,"
                 " fetched_at, digest, status, url, run) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    entry.key,
-                    entry.court,
-                    entry.kind,
-                    entry.tab,
-                    entry.file,
-                    entry.offset,
-                    entry.length,
-                    entry.fetched_at,
-                    entry.digest,
-                    entry.status,
-                    entry.url,
-                    entry.run,
-                ),
+                [
+                    (
+                        entry.key,
+                        entry.court,
+                        entry.kind,
+                        entry.tab,
+                        entry.file,
+                        entry.offset,
+                        entry.length,
+                        entry.fetched_at,
+                        entry.digest,
+                        entry.status,
+                        entry.url,
+                        entry.run,
+                    )
+                    for entry in entries
+                ],
             )
+            self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
             raise ArchiveError(f"archive index {str(self.path)!r}: cannot index: {exc}") from exc
 
     def get(self, key: str) -> IndexEntry | None:
@@ -353,16 +370,20 @@ class _OpenFile:
         self.size = 0
         _fsync_dir(self.path.parent)
 
-    def append(self, data: bytes) -> int:
-        """Write ``data`` at the end and ``fsync``; returns its offset."""
+    def append(self, data: bytes, *, sync: bool = True) -> int:
+        """Write ``data`` at the end (and ``fsync`` unless told not to); returns its offset."""
         offset = self.size
         view = memoryview(data)
         while view:
             written = os.write(self.fd, view)
             view = view[written:]
-        os.fsync(self.fd)
         self.size += len(data)
+        if sync:
+            self.sync()
         return offset
+
+    def sync(self) -> None:
+        os.fsync(self.fd)
 
     def close(self) -> None:
         os.close(self.fd)
@@ -395,6 +416,7 @@ class ArchiveWriter:
 
     def _current(self) -> _OpenFile:
         if self._file is not None and self._file.size >= self.max_file_bytes:
+            self._file.sync()  # what a batch wrote to it is durable before it is indexed
             self._file.close()
             self._file = None
         if self._file is None:
@@ -419,34 +441,45 @@ class ArchiveWriter:
 
     def write(self, key: str, exchange: Exchange) -> IndexEntry:
         """Archive ``exchange`` under ``key``: write, fsync, then index. Returns the entry."""
-        kind, tab = key_kind(key)
-        data, digest = encode_entry(key, exchange)
+        return self.write_many([(key, exchange)])[0]
+
+    def write_many(self, batch: Sequence[tuple[str, Exchange]]) -> list[IndexEntry]:
+        """Archive several exchanges: write them all, one ``fsync``, then index them all in one
+        transaction (group commit). Returns their entries, in order."""
+        entries: list[IndexEntry] = []
         try:
-            current = self._current()
-            offset = current.append(data)
+            for key, exchange in batch:
+                kind, tab = key_kind(key)
+                data, digest = encode_entry(key, exchange)
+                current = self._current()
+                offset = current.append(data, sync=False)
+                entries.append(
+                    IndexEntry(
+                        key=key,
+                        court=self.court,
+                        kind=kind,
+                        tab=tab,
+                        file=current.name,
+                        offset=offset,
+                        length=len(data),
+                        fetched_at=format_utc(exchange.fetched_at),
+                        digest=digest,
+                        status=exchange.status,
+                        url=exchange.url,
+                        run=self.run,
+                    )
+                )
+            if self._file is not None:
+                self._file.sync()
         except OSError as exc:
             raise ArchiveError(
                 f"cannot write the archive under {str(self.root)!r}: {exc.strerror}; free disk "
                 "space or set HARVEST_ARCHIVE=False"
             ) from exc
-        entry = IndexEntry(
-            key=key,
-            court=self.court,
-            kind=kind,
-            tab=tab,
-            file=current.name,
-            offset=offset,
-            length=len(data),
-            fetched_at=format_utc(exchange.fetched_at),
-            digest=digest,
-            status=exchange.status,
-            url=exchange.url,
-            run=self.run,
-        )
-        self.index.put(entry)
-        self.bytes_written += len(data)
-        self.entries_written += 1
-        return entry
+        self.index.put_many(entries)
+        self.bytes_written += sum(e.length for e in entries)
+        self.entries_written += len(entries)
+        return entries
 
     def close(self) -> None:
         if self._file is not None:
