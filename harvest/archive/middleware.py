@@ -1,9 +1,9 @@
 """The archive's downloader middleware: every final response the spider parses, into WARC.
 
-Writing happens in one worker thread with group commit: the responses that arrive while a batch
-is being written form the next batch (written, one ``fsync``, indexed in one transaction), and
-each response goes on to its callback only once its entry is indexed. The reactor never waits
-for the disk.
+Writing happens in a writer process (:mod:`harvest.archive.worker`) with group commit: the
+responses that arrive while a batch is being written form the next batch (written, one
+``fsync``, indexed in one transaction), and each response goes on to its callback only once its
+entry is indexed. The reactor never waits for the disk, nor spends its CPU on WARC encoding.
 
 Placed outermost but for the outcome middleware (``DOWNLOADER_MIDDLEWARES`` 30: below Retry 550,
 Redirect 600 and page validation 580), it sees each request's *final* response (the last of a
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -29,6 +30,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 
+from harvest.archive import worker
 from harvest.archive.store import (
     ARCHIVE_DIR,
     DEFAULT_MAX_FILE_BYTES,
@@ -37,6 +39,7 @@ from harvest.archive.store import (
     ArchiveWriter,
     Exchange,
     IndexEntry,
+    new_run_name,
 )
 from harvest.meta import (
     META_BROWSER_PASS,
@@ -50,7 +53,7 @@ from harvest.meta import (
     META_PARSE_CONTEXT,
 )
 from harvest.settings_error import SettingsError
-from harvest.workspace import WORKSPACE_ENV, resolve_workspace
+from harvest.workspace import WORKSPACE_ENV, ensure_workspace, resolve_workspace
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -89,8 +92,12 @@ class ArchiveMiddleware:
         self.crawler = crawler
         self.root = root
         self.max_file_bytes = max_file_bytes
+        self.court = ""
+        self.run = new_run_name()
         self._writer: ArchiveWriter | None = None
         self._batcher: _Batcher | None = None
+        self.pages = 0
+        self.bytes = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -109,27 +116,48 @@ class ArchiveMiddleware:
                 f"HARVEST_ARCHIVE_MAX_FILE_BYTES must be positive, not {max_bytes}"
             )
         mw = cls(crawler, archive_root(settings), max_bytes)
+        crawler.signals.connect(mw.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         return mw
 
+    def spider_opened(self) -> None:
+        spider = self.crawler.spider
+        self.court = str(getattr(spider, "court_id", None) or getattr(spider, "name", "spider"))
+
+    def _software(self) -> str:
+        return f"harvest ({self.crawler.settings.get('BOT_NAME', 'harvest')})"
+
     def _open_batcher(self) -> _Batcher:
         if self._batcher is None:
-            self._batcher = _Batcher(self._open())
+            ensure_workspace(self.root)
+            self._batcher = _Batcher(
+                ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=worker.start,
+                    initargs=(
+                        str(self.root),
+                        self.court,
+                        self.run,
+                        self.max_file_bytes,
+                        self._software(),
+                    ),
+                )
+            )
+            logger.info("Archiving pages to %s/%s (run %s)", self.root, self.court, self.run)
         return self._batcher
 
-    def _open(self) -> ArchiveWriter:
+    def _open_writer(self) -> ArchiveWriter:
         if self._writer is None:
-            spider = self.crawler.spider
-            court = str(getattr(spider, "court_id", None) or getattr(spider, "name", "spider"))
             index = ArchiveIndex.open(self.root / INDEX_DB)
             self._writer = ArchiveWriter(
                 self.root,
-                court,
+                self.court,
                 index,
                 max_file_bytes=self.max_file_bytes,
-                software=f"harvest ({self.crawler.settings.get('BOT_NAME', 'harvest')})",
+                run=self.run,
+                software=self._software(),
             )
-            logger.info("Archiving pages to %s/%s (run %s)", self.root, court, self._writer.run)
         return self._writer
 
     def spider_closed(self) -> None:
@@ -137,16 +165,11 @@ class ArchiveMiddleware:
             self._batcher.shutdown()
             self._batcher = None
         if self._writer is not None:
-            writer = self._writer
+            self._writer.close()
+            self._writer.index.close()
             self._writer = None
-            writer.close()
-            writer.index.close()
-            logger.info(
-                "Archived %d pages (%d bytes) in run %s",
-                writer.entries_written,
-                writer.bytes_written,
-                writer.run,
-            )
+        if self.pages:
+            logger.info("Archived %d pages (%d bytes) in run %s", self.pages, self.bytes, self.run)
 
     async def process_response(  # type: ignore[override]
         self, request: Request, response: Response
@@ -156,15 +179,12 @@ class ArchiveMiddleware:
             return response
         key = meta.get(META_KEY)
         warmup = bool(meta.get(META_IS_WARMUP))
-        writer = None
         if warmup:
-            writer = self._open()
-            key = f"warmup|{writer.court}|{response.url}"
+            key = f"warmup|{self.court}|{response.url}"
         elif not isinstance(key, str):
             return response
-        writer = writer or self._open()
         context: dict[str, Any] = {
-            "court": writer.court,
+            "court": self.court,
             "expect": meta.get(META_EXPECT),
             "case": meta.get(META_CASE),
             "labels_missing": bool(meta.get(META_LABELS_MISSING)),
@@ -188,8 +208,10 @@ class ArchiveMiddleware:
         )
         if is_asyncio_reactor_installed():
             entry = await self._open_batcher().write(key, exchange)
-        else:
-            entry = writer.write(key, exchange)
+        else:  # another reactor: write in line (each page waits for its fsync)
+            entry = self._open_writer().write(key, exchange)
+        self.pages += 1
+        self.bytes += entry.length
         stats = self.crawler.stats
         if stats is not None:
             stats.inc_value(f"{STAT_PREFIX}/records")
@@ -200,12 +222,11 @@ class ArchiveMiddleware:
 
 
 class _Batcher:
-    """Group commit in one worker thread: ``await write(key, exchange)`` returns the entry once
+    """Group commit in the writer process: ``await write(key, exchange)`` returns the entry once
     it is on disk and indexed; exchanges submitted while a batch is written form the next."""
 
-    def __init__(self, writer: ArchiveWriter) -> None:
-        self.writer = writer
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="harvest-archive")
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
         self._pending: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]] = []
         self._busy = False
 
@@ -221,7 +242,7 @@ class _Batcher:
         batch, self._pending = self._pending, []
         self._busy = True
         work = loop.run_in_executor(
-            self._executor, self.writer.write_many, [(key, ex) for key, ex, _ in batch]
+            self._executor, worker.write_many, [(key, ex) for key, ex, _ in batch]
         )
         work.add_done_callback(lambda done: self._finished(loop, batch, done))
 
