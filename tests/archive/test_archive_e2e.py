@@ -20,10 +20,12 @@ from typing import Any
 
 import pytest
 
-from harvest.archive.reparse import reparse
-from harvest.archive.store import ArchiveIndex
+from harvest.archive.reparse import Failure, reparse
+from harvest.archive.store import ArchiveIndex, read_entry
 from harvest.identity import dedupe_key
+from harvest.sipp import ParseError
 from harvest.sipp.tabs import TAB_PARSERS
+from pipelines.store import ItemStore
 from reference.sipp_site.testing import running_replica
 from tests.archive.support import read_all, warcio
 from tests.support.harvest_run import (
@@ -81,6 +83,11 @@ def test_reparse_without_the_court_gives_the_crawls_export(tmp_path: Path) -> No
     assert kinds["case"] == 80
     assert kinds["tab"] == expected_parts(truth) - 80
     assert kinds["list"] == 4  # 80 cases, 20 a page
+    # the redirect chain's final response, under its own URL: show_detil/<token> -> 302 -> here
+    assert {e.url.rsplit("/", 1)[-1] for e in entries.values() if e.kind == "case"} == {
+        "detil_perkara"
+    }
+    assert {e.status for e in entries.values()} == {200}
     requests_done = state_query(ws, "SELECT COUNT(*) FROM requests WHERE status = 'ok'")[0][0]
     assert len(entries) - kinds["warmup"] == requests_done
     files = sorted((ws / "archive" / COURT).iterdir())
@@ -168,6 +175,44 @@ def test_a_patched_parser_updates_exactly_its_parts_and_ship_sends_those_cases(
     finally:
         server.stop()
 
+    # a parser that now fails on a page: listed with its reason, its stored part stays
+    pages = {
+        e.key: (e, read_entry(ws / "archive", e).body.decode("utf-8"))
+        for e in indexed(ws).values()
+        if e.tab == slug
+    }
+    victim_html = pages[min(pages)][1]
+    victims = sorted(k for k, (_, html) in pages.items() if html == victim_html)
+
+    def broken(html: str) -> Any:
+        if html == victim_html:
+            raise ParseError(f"tab {slug}: no table (a parser bug of this test)")
+        return fixed(html)
+
+    monkeypatch.setitem(TAB_PARSERS, slug, broken)
+    number = victims[0].split("|")[2]
+    with ItemStore.open(ws / "items.sqlite", readonly=True) as store:
+        before = store.get_part(dedupe_key(COURT, number), f"tab:{slug}")
+    broke = reparse(ws, tab=slug)
+    assert broke.failed == [
+        Failure(
+            k,
+            pages[k][0].url,
+            f"parse failed: ParseError: tab {slug}: no table (a parser bug of this test)",
+        )
+        for k in victims
+    ]
+    assert (broke.unchanged, broke.updated, broke.created) == (len(pages) - len(victims), 0, 0)
+    with ItemStore.open(ws / "items.sqlite", readonly=True) as store:
+        after = store.get_part(dedupe_key(COURT, number), f"tab:{slug}")
+    assert before is not None
+    assert after is not None
+    assert (after.part_hash, after.data, after.last_seen) == (
+        before.part_hash,
+        before.data,
+        before.last_seen,
+    )
+
 
 def test_kill_9_during_crawls_and_a_reparse_loses_no_record_and_no_part(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
@@ -230,6 +275,48 @@ def test_kill_9_during_crawls_and_a_reparse_loses_no_record_and_no_part(tmp_path
     resumed = run(reparse_command(ws))
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert mismatches(exported(ws), truth) == {}
+
+
+def test_error_pages_are_archived_and_reparse_lists_them_and_equals_the_crawl(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    with running_replica(cases=40, seed=35, court_id=COURT, faults=0.2) as replica:
+        result = crawl(replica.url, COURT, ws, settings={"RETRY_TIMES": "0"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    crawled = scrapy_command("export", ws, "-o", str(tmp_path / "crawl.jsonl"))
+    assert crawled.returncode == 0, crawled.stderr
+    root = ws / "archive"
+    bad: dict[str, str] = {}
+    with ArchiveIndex.open(root / "index.sqlite", readonly=True) as index:
+        for entry in index.entries(kinds=["case", "tab"]):
+            page = read_entry(root, entry)
+            if entry.status != 200:
+                bad[entry.key] = f"the archived response is HTTP {entry.status}"
+            elif page.context.get("page_error"):
+                bad[entry.key] = (
+                    f"the archived page is an error page ({page.context['page_error']})"
+                )
+    errors = state_query(ws, "SELECT key FROM requests WHERE status = 'error'")
+    # error pages and 5xx answers are archived, and each is a failed request of the crawl (the
+    # other failed requests got no answer at all: dropped or timed out)
+    assert bad, "20% faults without retries must leave error pages"
+    assert set(bad) <= {key for (key,) in errors}
+
+    remove_items(ws)
+    rebuilt = run(reparse_command(ws))
+    assert rebuilt.returncode == 1  # some pages failed
+    failed = dict(
+        line.removeprefix("FAILED ").split(" (", 1)
+        for line in rebuilt.stderr.splitlines()
+        if line.startswith("FAILED ")
+    )
+    assert sorted(failed) == sorted(bad)
+    for key, why in bad.items():
+        assert failed[key].endswith(f"): {why}"), (key, failed[key])
+    again = scrapy_command("export", ws, "-o", str(tmp_path / "again.jsonl"))
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "crawl.jsonl").read_bytes()
 
 
 def test_harvest_archive_false_keeps_no_pages(tmp_path: Path) -> None:
