@@ -22,7 +22,7 @@ import asyncio
 import logging
 import multiprocessing
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -35,6 +35,7 @@ from harvest.archive.store import (
     ARCHIVE_DIR,
     DEFAULT_MAX_FILE_BYTES,
     INDEX_DB,
+    ArchiveError,
     ArchiveIndex,
     ArchiveWriter,
     Exchange,
@@ -240,11 +241,28 @@ class _Batcher:
 
     def _next(self, loop: asyncio.AbstractEventLoop) -> None:
         batch, self._pending = self._pending, []
+        try:
+            work = loop.run_in_executor(
+                self._executor, worker.write_many, [(key, ex) for key, ex, _ in batch]
+            )
+        except (BrokenExecutor, RuntimeError) as exc:  # the writer died, or is shut down
+            self._fail(batch, exc)
+            return
         self._busy = True
-        work = loop.run_in_executor(
-            self._executor, worker.write_many, [(key, ex) for key, ex, _ in batch]
-        )
         work.add_done_callback(lambda done: self._finished(loop, batch, done))
+
+    @staticmethod
+    def _fail(
+        batch: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]], exc: BaseException
+    ) -> None:
+        if isinstance(exc, BrokenExecutor):
+            exc = ArchiveError(
+                f"the archive writer process died ({exc}); pages cannot be archived: see the "
+                "log above, or crawl with HARVEST_ARCHIVE=False"
+            )
+        for _, _, future in batch:
+            if not future.done():
+                future.set_exception(exc)
 
     def _finished(
         self,
@@ -254,13 +272,12 @@ class _Batcher:
     ) -> None:
         self._busy = False
         exc = done.exception()
-        for i, (_, _, future) in enumerate(batch):
-            if future.done():
-                continue
-            if exc is not None:
-                future.set_exception(exc)
-            else:
-                future.set_result(done.result()[i])
+        if exc is not None:
+            self._fail(batch, exc)
+        else:
+            for (_, _, future), entry in zip(batch, done.result(), strict=True):
+                if not future.done():
+                    future.set_result(entry)
         if self._pending:
             self._next(loop)
 
