@@ -12,6 +12,7 @@ import collections
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import time
@@ -317,6 +318,32 @@ def test_error_pages_are_archived_and_reparse_lists_them_and_equals_the_crawl(
     again = scrapy_command("export", ws, "-o", str(tmp_path / "again.jsonl"))
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "crawl.jsonl").read_bytes()
+
+
+def test_session_warm_ups_are_archived_marked_as_such(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    with running_replica(cases=20, seed=36, court_id=COURT) as replica:
+        # one cookie jar for the whole court: tab requests keep finding their session cold
+        result = crawl(
+            replica.url,
+            COURT,
+            ws,
+            spider_args={"max_cases": "6"},
+            settings={"SIPP_SESSION_MAX_JARS": "1"},
+        )
+        root_url = replica.url
+    assert result.returncode == 0, result.stderr[-3000:]
+    warmups = re.search(r"'harvest/session/warmups': (\d+)", result.stderr)
+    archived = re.search(r"'harvest/archive/warmups': (\d+)", result.stderr)
+    assert warmups is not None
+    assert archived is not None
+    assert int(archived.group(1)) == int(warmups.group(1)) > 0
+    entry = indexed(ws)[f"warmup|{COURT}|{root_url}"]
+    page = read_entry(ws / "archive", entry)
+    assert entry.kind == "warmup"
+    assert page.context["warmup"] is True
+    assert page.context["parse"] is None
+    assert b"</html>" in page.body  # the court's full root page
 
 
 def test_harvest_archive_false_keeps_no_pages(tmp_path: Path) -> None:
