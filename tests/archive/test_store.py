@@ -21,6 +21,7 @@ from harvest.archive.store import (
     status,
 )
 from tests.archive.support import exchange, read_all, warcio
+from tests.support.harvest_run import scrapy_command
 
 COURT = "pn-test"
 KEY = "case|pn-test|{n}/Pid.B/2024/PN Tst"
@@ -158,3 +159,24 @@ def test_prune_keeps_the_latest_entry_of_each_key_and_leaves_a_busy_file(root: P
     )
     assert court["bytes"] == sum(p.stat().st_size for p in (root / COURT).iterdir())
     assert result.bytes_after < result.bytes_before
+
+
+def test_scrapy_archive_prints_the_status_and_prunes(root: Path) -> None:
+    write(root, range(6), run="r1")
+    write(root, range(3), run="r2")
+    ws = root.parent
+    shown = scrapy_command("archive", ws)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == f"archive {root}"
+    assert lines[2].split()[:4] == [COURT, "2", "0.01", "6"]
+    assert lines[3].split() == ["case", "6"]
+    pruned = scrapy_command("archive", ws, "--prune", "--json")
+    assert pruned.returncode == 0, pruned.stderr
+    report = json.loads(pruned.stdout)
+    assert report["pruned"]["files_removed"] == 1
+    assert report["pruned"]["entries_moved"] == 3
+    assert report["courts"][COURT]["records"] == 6
+    assert report["courts"][COURT]["files"] == 2
+    with ArchiveIndex.open(root / "index.sqlite", readonly=True) as index:
+        assert len(read_all(root, index)) == 6
