@@ -11,6 +11,9 @@ with its reason and its stored parts are left as they are.
 from __future__ import annotations
 
 import logging
+import os
+import re
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,18 +25,21 @@ from scrapy.http import HtmlResponse
 from harvest.archive.store import (
     ARCHIVE_DIR,
     INDEX_DB,
+    ArchiveError,
     ArchiveIndex,
     CorruptRecord,
     IndexEntry,
     read_entry,
 )
+from harvest.clock import utc_now
+from harvest.holder_lock import HolderLock, LockHeld
 from harvest.items import CasePart
 from harvest.parts import parts_of_page
 from harvest.sipp import page_error
 from harvest.workspace import ITEMS_DB
 from pipelines.store import InvalidPart, ItemStore, UpsertResult, validate_part
 
-__all__ = ["KINDS", "Failure", "ReparseReport", "reparse"]
+__all__ = ["KINDS", "CourtBeingCrawled", "Failure", "ReparseReport", "reparse"]
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +129,43 @@ def parts_of_entry(root: Path, entry: IndexEntry) -> list[CasePart]:
         raise PageFailed(f"parse failed: {type(exc).__name__}: {exc}") from exc
 
 
+class CourtBeingCrawled(ArchiveError):
+    """A live crawl of the court holds its crawl lock: the reparse would race it."""
+
+
+#: The crawl lock of a court (docs/scheduler.md, "One crawl per court and workspace").
+_LOCK_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def _lock_courts(workspace: Path, courts: list[str]) -> list[HolderLock]:
+    """Take the crawl lock of every court to reparse, so that no crawl of it runs meanwhile (a
+    crawl could store a newer page's parts that the reparse of an older one then overwrites)."""
+    held: list[HolderLock] = []
+    holder = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "started_at": utc_now(),
+        "job": "scrapy reparse",
+    }
+    try:
+        for court in courts:
+            lock = HolderLock(workspace / f"crawl-{_LOCK_SAFE_NAME.sub('_', court)}.lock")
+            try:
+                lock.acquire({**holder, "court": court})
+            except LockHeld as exc:
+                who = ", ".join(f"{k} {v}" for k, v in exc.holder.items() if v not in (None, ""))
+                raise CourtBeingCrawled(
+                    f"court {court!r} is being crawled on this workspace ({who}); reparse it "
+                    "once that crawl ends, or leave it out with --court"
+                ) from None
+            held.append(lock)
+    except BaseException:
+        for lock in held:
+            lock.release()
+        raise
+    return held
+
+
 def reparse(
     workspace: Path,
     *,
@@ -148,12 +191,14 @@ def reparse(
         entries = pages_to_reparse(index, court=court, kind=kind, tab=tab)
     store_path = workspace / ITEMS_DB
     store: ItemStore | None = None
-    if not dry_run:
-        store = ItemStore.open(store_path)
-    elif store_path.exists():
-        store = ItemStore.open(store_path, readonly=True)
+    locks: list[HolderLock] = []
     last = started
     try:
+        if not dry_run:
+            locks = _lock_courts(workspace, sorted({e.court for e in entries}))
+            store = ItemStore.open(store_path)
+        elif store_path.exists():
+            store = ItemStore.open(store_path, readonly=True)
         for done, entry in enumerate(entries, 1):
             report.pages += 1
             try:
@@ -172,6 +217,8 @@ def reparse(
     finally:
         if store is not None:
             store.close()
+        for lock in locks:
+            lock.release()
     report.seconds = time.monotonic() - started
     return report
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harvest.archive.reparse import CourtBeingCrawled, reparse
 from harvest.archive.store import (
     REDACTED,
     ArchiveIndex,
@@ -20,6 +21,7 @@ from harvest.archive.store import (
     read_entry,
     status,
 )
+from harvest.holder_lock import HolderLock
 from tests.archive.support import exchange, read_all, warcio
 from tests.support.harvest_run import scrapy_command
 
@@ -180,3 +182,27 @@ def test_scrapy_archive_prints_the_status_and_prunes(root: Path) -> None:
     assert report["courts"][COURT]["files"] == 2
     with ArchiveIndex.open(root / "index.sqlite", readonly=True) as index:
         assert len(read_all(root, index)) == 6
+
+
+def test_reparse_refuses_a_court_being_crawled_and_lists_pages_without_context(
+    root: Path,
+) -> None:
+    write(root, range(2), run="r1")
+    ws = root.parent
+    crawl_lock = HolderLock(ws / f"crawl-{COURT}.lock")
+    crawl_lock.acquire({"pid": 4242, "host": "harvester-1", "job": "crawl"})
+    try:
+        with pytest.raises(CourtBeingCrawled, match=r"'pn-test' is being crawled .*pid 4242"):
+            reparse(ws)
+        assert reparse(ws, dry_run=True).pages == 2  # a dry run writes nothing: no lock needed
+    finally:
+        crawl_lock.release()
+    report = reparse(ws)
+    assert [(f.key, f.reason) for f in report.failed] == [
+        (
+            KEY.format(n=n),
+            "the archive entry has no parse context (archived by an older harvest)",
+        )
+        for n in range(2)
+    ]
+    assert (report.created, report.unchanged, report.updated) == (0, 0, 0)
