@@ -15,7 +15,7 @@ import os
 import re
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,12 +173,17 @@ def reparse(
     kind: str | None = None,
     tab: str | None = None,
     dry_run: bool = False,
+    keys: Collection[str] | None = None,
+    take_crawl_lock: bool = True,
     progress: Progress | None = None,
     progress_every: float = 5.0,
 ) -> ReparseReport:
     """Re-parse the archived pages of ``workspace`` into its item store (see the module doc).
 
-    ``dry_run`` counts what would be created / updated / unchanged without writing.
+    ``dry_run`` counts what would be created / updated / unchanged without writing. ``keys``
+    keeps only these request keys (``case|...``, ``tab|...``; e.g. the requests a store check
+    found done without their parts). ``take_crawl_lock=False`` is for a caller that holds the
+    court's crawl lock itself (the crawl, at its start); otherwise the reparse takes it.
     Raises :class:`harvest.archive.store.ArchiveError` without an archive index, and
     :class:`pipelines.store.ItemStoreError` when the item store fails.
     """
@@ -189,13 +194,17 @@ def reparse(
     report = ReparseReport(dry_run=dry_run)
     with ArchiveIndex.open(root / INDEX_DB, readonly=True) as index:
         entries = pages_to_reparse(index, court=court, kind=kind, tab=tab)
+    if keys is not None:
+        wanted = set(keys)
+        entries = [e for e in entries if e.key in wanted]
     store_path = workspace / ITEMS_DB
     store: ItemStore | None = None
     locks: list[HolderLock] = []
     last = started
     try:
         if not dry_run:
-            locks = _lock_courts(workspace, sorted({e.court for e in entries}))
+            if take_crawl_lock:
+                locks = _lock_courts(workspace, sorted({e.court for e in entries}))
             store = ItemStore.open(store_path)
         elif store_path.exists():
             store = ItemStore.open(store_path, readonly=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import stat
 from pathlib import Path
 
@@ -206,3 +207,18 @@ def test_reparse_refuses_a_court_being_crawled_and_lists_pages_without_context(
         for n in range(2)
     ]
     assert (report.created, report.unchanged, report.updated) == (0, 0, 0)
+
+
+def test_reparse_of_chosen_keys_under_the_callers_own_crawl_lock(root: Path) -> None:
+    write(root, range(4), run="r1")
+    ws = root.parent
+    crawl_lock = HolderLock(ws / f"crawl-{COURT}.lock")
+    crawl_lock.acquire({"pid": os.getpid(), "job": "crawl"})  # the crawl, checking its stores
+    try:
+        report = reparse(
+            ws, keys=[KEY.format(n=2), "case|pn-test|no such case"], take_crawl_lock=False
+        )
+    finally:
+        crawl_lock.release()
+    assert report.pages == 1
+    assert [f.key for f in report.failed] == [KEY.format(n=2)]
