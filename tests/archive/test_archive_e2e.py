@@ -250,6 +250,18 @@ def test_kill_9_during_crawls_and_a_reparse_loses_no_record_and_no_part(tmp_path
     entries = indexed(ws)
     assert sum(1 for e in entries.values() if e.kind in ("case", "tab")) == expected_parts(truth)
     assert len(list((ws / "archive" / COURT).iterdir())) >= 6  # a new file per run
+    # pages fetched again after a kill superseded their first copy: prune drops those (and any
+    # torn tail), every file then passes warcio check, every key still reads back
+    pruned = scrapy_command("archive", ws, "--prune", "--json")
+    assert pruned.returncode == 0, pruned.stderr
+    assert json.loads(pruned.stdout)["pruned"]["files_busy"] == []
+    for path in (ws / "archive" / COURT).iterdir():
+        checked = warcio("check", path)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert {k: (e.digest, e.fetched_at) for k, e in indexed(ws).items()} == {
+        k: (e.digest, e.fetched_at) for k, e in entries.items()
+    }
+    entries = indexed(ws)
 
     remove_items(ws)
     items_db = ws / "items.sqlite"
