@@ -20,6 +20,10 @@ META_GROUP = "harvest_group"
 #: Scrapy's cookie jar (CookiesMiddleware's key; our session middleware keeps one per case).
 META_COOKIEJAR = "cookiejar"
 
+#: What the page's parts need besides the page (harvest/parts.py): the case number as listed,
+#: the list row, the tab slug. The page archive keeps it with the page for ``scrapy reparse``.
+META_PARSE_CONTEXT = "harvest_parse_context"
+
 # --- scheduler (extensions/scheduler.py) --------------------------------------------------------
 #: The state row id of a dispatched request; a retry or redirect copy keeps it (same row).
 META_RID = "harvest_rid"

@@ -136,10 +136,19 @@ _SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
 # SIPP_BROWSER_EXECUTABLE (str, default "/usr/bin/chromium"): the Chromium binary to launch.
 # SIPP_BROWSER_COOKIES (list, default ["cf_clearance"]): clearance cookie names.
 
+# --- page archive (harvest/archive/, docs/archive.md) ----------------------------------------
+# HARVEST_ARCHIVE (bool, default True): every parsed page as WARC in <HARVEST_WORKSPACE>/archive.
+# HARVEST_ARCHIVE_MAX_FILE_BYTES (int, default 256 MiB): a WARC file is rotated past this size.
+_ARCHIVE_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
+    # each request's final response and every warm-up (below Retry 550 and Redirect 600)
+    "harvest.archive.middleware.ArchiveMiddleware": 30,
+}
+
 # --- assembled (do not edit: add to the section of your component above) --------------------
 DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     **_SCHEDULER_DOWNLOADER_MIDDLEWARES,
     **_SIPP_DOWNLOADER_MIDDLEWARES,
+    **_ARCHIVE_DOWNLOADER_MIDDLEWARES,
 }
 SPIDER_MIDDLEWARES = {**_SCHEDULER_SPIDER_MIDDLEWARES}
 EXTENSIONS = {**_SCHEDULER_EXTENSIONS, **_PACING_EXTENSIONS}

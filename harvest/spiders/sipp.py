@@ -8,7 +8,6 @@ recorded through :mod:`harvest.parse_report`), page validation in
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -20,7 +19,7 @@ from scrapy.http import Response
 from harvest import identity
 from harvest.clock import utc_now
 from harvest.exit_status import BAD_LISTING
-from harvest.items import CASE_PART, CasePart, RowProblem, tab_part
+from harvest.items import CasePart, RowProblem
 from harvest.meta import (
     META_CASE,
     META_COOKIEJAR,
@@ -30,11 +29,12 @@ from harvest.meta import (
     META_KEY,
     META_LABELS_MISSING,
     META_NEEDS_WARM,
+    META_PARSE_CONTEXT,
     META_WARMUP_URL,
 )
 from harvest.parse_report import parsed
-from harvest.sipp import ListRow, parse_detail_page, parse_list_page, parse_tab
-from harvest.sipp import case_part_data as build_case_part_data
+from harvest.parts import build_case_part, build_tab_part, case_context, tab_context
+from harvest.sipp import ListRow, parse_list_page
 from harvest.spider_args import ALL_CASES, SippArgs
 from harvest.validation import raise_for_page_error
 
@@ -155,18 +155,16 @@ class SippSpider(Spider):
 
     def parse_case(self, response: Response) -> Iterator[CasePart | Request]:
         raise_for_page_error(response)
-        detail = parsed(self, response, lambda: parse_detail_page(response.text, response.url))
-        row_fields = response.meta.get("sipp_row")
-        row = ListRow(**row_fields) if row_fields else None
-        raw_number: str = response.meta["sipp_case_raw"]
-        yield CasePart(
-            court=self.court_id,
-            nomor_perkara=raw_number,
-            part=CASE_PART,
-            data=build_case_part_data(self.court_id, row, detail),
-            url=response.url,
-            fetched_at=utc_now(),
+        context = response.meta[META_PARSE_CONTEXT]
+        part, detail = parsed(
+            self,
+            response,
+            lambda: build_case_part(
+                self.court_id, context, response.text, response.url, utc_now()
+            ),
         )
+        yield part
+        raw_number: str = context["case_raw"]
         for tab in detail.tabs:
             if tab.available and self.args.wants_tab(tab.slug):
                 yield self._tab_request(
@@ -175,15 +173,11 @@ class SippSpider(Spider):
 
     def parse_tab(self, response: Response) -> Iterator[CasePart]:
         raise_for_page_error(response)
-        slug: str = response.meta["sipp_tab"]
-        data = parsed(self, response, lambda: parse_tab(slug, response.text))
-        yield CasePart(
-            court=self.court_id,
-            nomor_perkara=response.meta["sipp_case_raw"],
-            part=tab_part(slug),
-            data=data,
-            url=response.url,
-            fetched_at=utc_now(),
+        context = response.meta[META_PARSE_CONTEXT]
+        yield parsed(
+            self,
+            response,
+            lambda: build_tab_part(self.court_id, context, response.text, response.url, utc_now()),
         )
 
     # --- requests -----------------------------------------------------------------------------
@@ -219,8 +213,7 @@ class SippSpider(Spider):
                 META_EXPECT: "detail",
                 META_CASE: number,
                 META_FULL_PAGE: True,
-                "sipp_case_raw": row.nomor_perkara,
-                "sipp_row": dataclasses.asdict(row),
+                META_PARSE_CONTEXT: case_context(row),
             },
         )
 
@@ -242,7 +235,6 @@ class SippSpider(Spider):
                 META_NEEDS_WARM: True,
                 META_WARMUP_URL: self.base_url,
                 META_LABELS_MISSING: labels_missing,
-                "sipp_case_raw": raw_number,
-                "sipp_tab": slug,
+                META_PARSE_CONTEXT: tab_context(raw_number, slug),
             },
         )

@@ -1,0 +1,297 @@
+"""The archive's downloader middleware: every final response the spider parses, into WARC.
+
+Writing happens in a writer process (:mod:`harvest.archive.worker`) with group commit: the
+responses that arrive while a batch is being written form the next batch (written, one
+``fsync``, indexed in one transaction), and each response goes on to its callback only once its
+entry is indexed. The reactor never waits for the disk, nor spends its CPU on WARC encoding.
+
+Placed outermost but for the outcome middleware (``DOWNLOADER_MIDDLEWARES`` 30: below Retry 550,
+Redirect 600 and page validation 580), it sees each request's *final* response (the last of a
+redirect chain, an error page whose retries are spent) and the session warm-ups, which the
+session middleware downloads through the same chain. A response is archived, fsync-ed and
+indexed before its callback runs, so its parts are never stored without their page.
+
+Settings (README, "Settings reference"): ``HARVEST_ARCHIVE`` (bool, default True),
+``HARVEST_ARCHIVE_MAX_FILE_BYTES`` (int, default 256 MiB). Stats: ``harvest/archive/records``,
+``harvest/archive/bytes``, ``harvest/archive/warmups``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import time
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.reactor import is_asyncio_reactor_installed
+
+from harvest.archive import worker
+from harvest.archive.store import (
+    ARCHIVE_DIR,
+    DEFAULT_MAX_FILE_BYTES,
+    INDEX_DB,
+    ArchiveError,
+    ArchiveIndex,
+    ArchiveWriter,
+    Exchange,
+    IndexEntry,
+    new_run_name,
+)
+from harvest.meta import (
+    META_BROWSER_PASS,
+    META_CASE,
+    META_EXPECT,
+    META_IS_WARMUP,
+    META_KEY,
+    META_LABELS_MISSING,
+    META_PAGE_ERROR,
+    META_PAGE_ERROR_KIND,
+    META_PARSE_CONTEXT,
+)
+from harvest.settings_error import SettingsError
+from harvest.workspace import WORKSPACE_ENV, ensure_workspace, resolve_workspace
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.settings import BaseSettings
+
+__all__ = ["ArchiveMiddleware", "archive_enabled"]
+
+logger = logging.getLogger(__name__)
+
+#: ``HARVEST_ARCHIVE``: keep a WARC copy of every parsed page.
+DEFAULT_ARCHIVE = True
+STAT_PREFIX = "harvest/archive"
+
+
+def archive_enabled(settings: BaseSettings) -> bool:
+    try:
+        return settings.getbool("HARVEST_ARCHIVE", DEFAULT_ARCHIVE)
+    except ValueError as exc:
+        raise SettingsError(
+            f"HARVEST_ARCHIVE={settings.get('HARVEST_ARCHIVE')!r} is not a boolean; use "
+            "True/False (or 1/0)"
+        ) from exc
+
+
+def archive_root(settings: BaseSettings) -> Path:
+    """``<HARVEST_WORKSPACE>/archive``."""
+    return resolve_workspace(settings.get(WORKSPACE_ENV)) / ARCHIVE_DIR
+
+
+class ArchiveMiddleware:
+    """Write each final response (and warm-up) to the workspace's WARC archive."""
+
+    def __init__(self, crawler: Crawler, root: Path, max_file_bytes: int) -> None:
+        self.crawler = crawler
+        self.root = root
+        self.max_file_bytes = max_file_bytes
+        self.court = ""
+        self.run = new_run_name()
+        self._writer: ArchiveWriter | None = None
+        self._batcher: _Batcher | None = None
+        self.pages = 0
+        self.bytes = 0
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        if not archive_enabled(settings):
+            raise NotConfigured("HARVEST_ARCHIVE is off: pages are not archived")
+        try:
+            max_bytes = settings.getint("HARVEST_ARCHIVE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)
+        except ValueError as exc:
+            raise SettingsError(
+                "HARVEST_ARCHIVE_MAX_FILE_BYTES="
+                f"{settings.get('HARVEST_ARCHIVE_MAX_FILE_BYTES')!r} is not a whole number"
+            ) from exc
+        if max_bytes < 1:
+            raise SettingsError(
+                f"HARVEST_ARCHIVE_MAX_FILE_BYTES must be positive, not {max_bytes}"
+            )
+        mw = cls(crawler, archive_root(settings), max_bytes)
+        crawler.signals.connect(mw.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        return mw
+
+    def spider_opened(self) -> None:
+        spider = self.crawler.spider
+        self.court = str(getattr(spider, "court_id", None) or getattr(spider, "name", "spider"))
+
+    def _software(self) -> str:
+        return f"harvest ({self.crawler.settings.get('BOT_NAME', 'harvest')})"
+
+    def _open_batcher(self) -> _Batcher:
+        if self._batcher is None:
+            ensure_workspace(self.root)
+            self._batcher = _Batcher(
+                ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=worker.start,
+                    initargs=(
+                        str(self.root),
+                        self.court,
+                        self.run,
+                        self.max_file_bytes,
+                        self._software(),
+                    ),
+                )
+            )
+            logger.info("Archiving pages to %s/%s (run %s)", self.root, self.court, self.run)
+        return self._batcher
+
+    def _open_writer(self) -> ArchiveWriter:
+        if self._writer is None:
+            index = ArchiveIndex.open(self.root / INDEX_DB)
+            self._writer = ArchiveWriter(
+                self.root,
+                self.court,
+                index,
+                max_file_bytes=self.max_file_bytes,
+                run=self.run,
+                software=self._software(),
+            )
+        return self._writer
+
+    def spider_closed(self) -> None:
+        if self._batcher is not None:
+            self._batcher.shutdown()
+            self._batcher = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer.index.close()
+            self._writer = None
+        if self.pages:
+            logger.info("Archived %d pages (%d bytes) in run %s", self.pages, self.bytes, self.run)
+
+    async def process_response(  # type: ignore[override]
+        self, request: Request, response: Response
+    ) -> Response:
+        meta = request.meta
+        if meta.get(META_BROWSER_PASS):
+            return response
+        key = meta.get(META_KEY)
+        warmup = bool(meta.get(META_IS_WARMUP))
+        if warmup:
+            key = f"warmup|{self.court}|{response.url}"
+        elif not isinstance(key, str):
+            return response
+        context: dict[str, Any] = {
+            "court": self.court,
+            "expect": meta.get(META_EXPECT),
+            "case": meta.get(META_CASE),
+            "labels_missing": bool(meta.get(META_LABELS_MISSING)),
+            "warmup": warmup,
+            "parse": meta.get(META_PARSE_CONTEXT),
+        }
+        if meta.get(META_PAGE_ERROR):
+            context["page_error"] = meta[META_PAGE_ERROR]
+            context["page_error_kind"] = meta.get(META_PAGE_ERROR_KIND)
+        exchange = Exchange(
+            url=response.url,
+            method=request.method,
+            request_headers=_header_list(request.headers),
+            request_body=request.body,
+            status=response.status,
+            protocol=response.protocol or "HTTP/1.1",
+            response_headers=_header_list(response.headers),
+            body=response.body,
+            fetched_at=time.time(),
+            context=context,
+        )
+        if is_asyncio_reactor_installed():
+            entry = await self._open_batcher().write(key, exchange)
+        else:  # another reactor: write in line (each page waits for its fsync)
+            entry = self._open_writer().write(key, exchange)
+        self.pages += 1
+        self.bytes += entry.length
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.inc_value(f"{STAT_PREFIX}/records")
+            stats.inc_value(f"{STAT_PREFIX}/bytes", entry.length)
+            if warmup:
+                stats.inc_value(f"{STAT_PREFIX}/warmups")
+        return response
+
+
+class _Batcher:
+    """Group commit in the writer process: ``await write(key, exchange)`` returns the entry once
+    it is on disk and indexed; exchanges submitted while a batch is written form the next."""
+
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+        self._pending: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]] = []
+        self._busy = False
+
+    async def write(self, key: str, exchange: Exchange) -> IndexEntry:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[IndexEntry] = loop.create_future()
+        self._pending.append((key, exchange, future))
+        if not self._busy:
+            self._next(loop)
+        return await future
+
+    def _next(self, loop: asyncio.AbstractEventLoop) -> None:
+        batch, self._pending = self._pending, []
+        try:
+            work = loop.run_in_executor(
+                self._executor, worker.write_many, [(key, ex) for key, ex, _ in batch]
+            )
+        except (BrokenExecutor, RuntimeError) as exc:  # the writer died, or is shut down
+            self._fail(batch, exc)
+            return
+        self._busy = True
+        work.add_done_callback(lambda done: self._finished(loop, batch, done))
+
+    @staticmethod
+    def _fail(
+        batch: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]], exc: BaseException
+    ) -> None:
+        if isinstance(exc, BrokenExecutor):
+            exc = ArchiveError(
+                f"the archive writer process died ({exc}); pages cannot be archived: see the "
+                "log above, or crawl with HARVEST_ARCHIVE=False"
+            )
+        for _, _, future in batch:
+            if not future.done():
+                future.set_exception(exc)
+
+    def _finished(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        batch: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]],
+        done: asyncio.Future[list[IndexEntry]],
+    ) -> None:
+        self._busy = False
+        exc = done.exception()
+        if exc is not None:
+            self._fail(batch, exc)
+        else:
+            for (_, _, future), entry in zip(batch, done.result(), strict=True):
+                if not future.done():
+                    future.set_result(entry)
+        if self._pending:
+            self._next(loop)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True)
+
+
+def _header_list(headers: Any) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for name in headers:
+        for value in headers.getlist(name):
+            out.append((_text(name), _text(value)))
+    return out
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value
