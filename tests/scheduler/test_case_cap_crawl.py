@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import crawl_command, exported, truth_by_key
-
-from .conftest import assert_state_invariants, exchanges, query, run, start, wait_for_progress
+from tests.support.harvest_run import crawl_command, exported, run, start, truth_by_key
+from tests.support.harvest_run import state_query as query
+from tests.support.scheduler import assert_state_invariants, exchanges, wait_for_progress
 
 pytestmark = pytest.mark.slow
 
