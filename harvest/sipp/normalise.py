@@ -100,11 +100,6 @@ def clean_text(text: str | None) -> str:
     return _WS.sub(" ", text.replace("\xa0", " ")).strip()
 
 
-def is_empty(text: str | None) -> bool:
-    """True for the markers SIPP prints when a value is missing (empty, ``-``)."""
-    return clean_text(text) in EMPTY_MARKERS
-
-
 def none_if_empty(text: str | None) -> str | None:
     """The cleaned text, or ``None`` for an empty cell or ``-`` (docs/item-format.md)."""
     value = clean_text(text)
