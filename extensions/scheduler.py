@@ -600,7 +600,7 @@ class HarvestScheduler(BaseScheduler):
             self._release_group(rid, flight.group)
         self._inc("ok" if ok else "error")
         if not ok:
-            # the one line of an expected site error (harvest/logformatter.py)
+            # the one line of an expected site error (extensions/logformatter.py)
             logger.warning(
                 "failed: %s | %s | attempt %d",
                 reason,

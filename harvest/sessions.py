@@ -207,10 +207,12 @@ class SippSessionMiddleware(CookiesMiddleware):
                 f"SIPP_SESSION_MAX_JARS must be at least 1 (got {max_jars}); it bounds the "
                 "cookie jars kept at once, default 256"
             )
+        pool_size = court_concurrency(crawler.settings)
         o = cls(
             crawler.settings.getbool("COOKIES_DEBUG"),
-            max_jars=max_jars,
-            pool_size=court_concurrency(crawler.settings),
+            # a court's pooled jars must all fit, or they would evict each other's sessions
+            max_jars=max(max_jars, pool_size),
+            pool_size=pool_size,
         )
         o.crawler = crawler
         return o

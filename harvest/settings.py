@@ -79,8 +79,7 @@ FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
 # Expected site errors (error pages, 5xx, timeouts) are one WARNING line each, written by the
 # scheduler with reason, URL and attempt; Scrapy's traceback and give-up lines for them go to
-# DEBUG (harvest/logformatter.py). Tracebacks stay for bugs.
-LOG_FORMATTER = "harvest.logformatter.HarvestLogFormatter"
+# DEBUG (extensions/logformatter.py, LOG_FORMATTER above). Tracebacks stay for bugs.
 RETRY_GIVE_UP_LOG_LEVEL = "DEBUG"
 
 # --- scheduler and outcome tracking (extensions/) ------------------------------------------
