@@ -193,3 +193,35 @@ def absolute_url(page_url: str, href: str) -> str:
     if page.scheme == "https" and link.scheme == "http" and link.netloc == page.netloc:
         return urlunsplit(link._replace(scheme="https"))
     return url
+
+
+def tables_with_text_before(doc: Element) -> list[tuple[list[str], Element]]:
+    """Data tables (tables without tables inside) in document order, each with the text lines
+    seen since the previous data table (whitespace collapsed, empty lines dropped). A table that
+    holds tables is layout (the real Penetapan view puts each heading and its table in rows of
+    one outer table): its text counts as text before, and its inner tables are walked."""
+    out: list[tuple[list[str], Element]] = []
+    buf: list[str] = []
+
+    def take() -> list[str]:
+        found = [clean_text(x) for x in "".join(buf).split("\n")]
+        buf.clear()
+        return [x for x in found if x]
+
+    def walk(el: Element) -> None:
+        if el.text:
+            buf.append(el.text)
+        for child in el:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if tag == "table" and first(child, ".//table") is None:
+                out.append((take(), child))
+            elif tag and tag not in ("script", "style"):
+                buf.append("\n")
+                walk(child)
+                buf.append("\n")
+            if child.tail:
+                buf.append(child.tail)
+
+    body = doc.find("body")
+    walk(body if body is not None else doc)
+    return out

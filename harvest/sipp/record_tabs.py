@@ -35,6 +35,7 @@ from harvest.sipp.html import (
     long_text,
     parse_html,
     rows,
+    tables_with_text_before,
     text,
     xpath_elements,
 )
@@ -791,34 +792,7 @@ RENCANA_PERDAMAIAN = SectionSpec(
 # ---------------------------------------------------------------------- pkpu_sementara
 
 
-def _heading_paths(doc: Element) -> list[tuple[list[str], Element]]:
-    """Data tables (tables without tables inside) in document order, each with the text lines
-    seen since the previous data table (a table holding tables is layout: walked through)."""
-    out: list[tuple[list[str], Element]] = []
-    buf: list[str] = []
-
-    def take() -> list[str]:
-        found = [clean_text(x) for x in "".join(buf).split("\n")]
-        buf.clear()
-        return [x for x in found if x]
-
-    def walk(el: Element) -> None:
-        if el.text:
-            buf.append(el.text)
-        for child in el:
-            tag = child.tag if isinstance(child.tag, str) else ""
-            if tag == "table" and first(child, ".//table") is None:
-                out.append((take(), child))
-            elif tag and tag not in ("script", "style"):
-                buf.append("\n")
-                walk(child)
-                buf.append("\n")
-            if child.tail:
-                buf.append(child.tail)
-
-    body = doc.find("body")
-    walk(body if body is not None else doc)
-    return out
+_heading_paths = tables_with_text_before
 
 
 def _pairs(keys: Mapping[str, str]) -> Callable[[Element, str, str], dict[str, Any]]:

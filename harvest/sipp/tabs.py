@@ -25,6 +25,7 @@ from harvest.sipp.html import (
     long_text,
     parse_html,
     rows,
+    tables_with_text_before,
     text,
     xpath_elements,
 )
@@ -91,31 +92,7 @@ def headed_tables(doc: Element) -> list[tuple[str | None, Element]]:
     container (the real Penetapan view puts each heading and its table in rows of one outer
     table), so its text counts as heading text and its inner tables are walked.
     """
-    out: list[tuple[str | None, Element]] = []
-    buf: list[str] = []
-
-    def take_heading() -> str | None:
-        found = [clean_text(x) for x in "".join(buf).split("\n")]
-        found = [x for x in found if x]
-        buf.clear()
-        return found[-1] if found else None
-
-    def walk(el: Element) -> None:
-        if el.text:
-            buf.append(el.text)
-        for child in el:
-            tag = child.tag if isinstance(child.tag, str) else ""
-            if tag == "table" and first(child, ".//table") is None:
-                out.append((take_heading(), child))
-            elif tag and tag not in ("script", "style"):
-                buf.append("\n")
-                walk(child)
-                buf.append("\n")
-            if child.tail:
-                buf.append(child.tail)
-
-    walk(_body(doc))
-    return out
+    return [(lines[-1] if lines else None, table) for lines, table in tables_with_text_before(doc)]
 
 
 def logical_header(trs: list[Element]) -> tuple[list[str], int]:
