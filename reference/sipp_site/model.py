@@ -362,6 +362,9 @@ class _CaseBuilder:
         #: stream, derived from the case's without consuming it (a tuple of ints hashes the
         #: same in every process; the whole state holds None, whose hash does not)
         self.vrng = random.Random(hash(rng.getstate()[1]))
+        #: the rarer branches (status_putusan 91, ...) draw from a third stream, so taking one
+        #: leaves every other case's data as it was
+        self.grng = random.Random(f"branch:{hash(rng.getstate()[1])}")
         self.clock = _Clock(rng)
         self.reg = registered
         self.number = court.case_number(seq, alur, registered)
@@ -710,6 +713,15 @@ class _CaseBuilder:
         # a few appeals are withdrawn (tglCabut): nothing after that day happens
         cabut = _workday(d_req + dt.timedelta(v.randint(7, 60)))
         withdrawn = level != "PK" and v.random() < 0.05 and self.clock.happened(cabut)
+        # a few civil appeals end in a peace agreement reached in mediation at the appeal
+        # level (PERMA 1/2016 art. 33): DATA MEDIASI is filled, the appeal withdrawn
+        peace = (
+            level != "PK"
+            and self.alur.id in (1, 8, 15)
+            and self.clock.happened(cabut)
+            and self.grng.random() < (0.05 if level == "Banding" else 0.15)
+        )
+        withdrawn = withdrawn or peace
 
         def has(day: dt.date | None) -> bool:
             return self.clock.happened(day) and not (
@@ -753,6 +765,8 @@ class _CaseBuilder:
             para.append(row)
         out["para_pihak"] = para
         keterangan = {"Banding": None, "Kasasi": "Keterangan:", "PK": st_app}[level]
+        if peace and keterangan:
+            keterangan += " Para pihak berdamai"
         if withdrawn:  # detil_banding.php:76-78 / detil_kasasi.php:72-81
             lv = "Banding" if level == "Banding" else "kasasi"
             keterangan = "\n".join(
@@ -763,7 +777,20 @@ class _CaseBuilder:
         out["pemohon"] = [
             {"tanggal_permohonan": iso(d_req), "nama": appellant, "keterangan": keterangan}
         ]
-        if self.alur.id in (1, 8, 15):
+        if self.alur.id in (1, 8, 15) and peace:
+            g = self.grng
+            agreed = _workday(cabut - dt.timedelta(g.randint(4, 12)))
+            filed = _workday(agreed + dt.timedelta(g.randint(1, 3)))
+            out["mediasi"] = {
+                "tanggal_kesepakatan": iso(agreed),
+                "tanggal_pengajuan_kesepakatan": iso(filed) if filed <= cabut else None,
+                "mediator": [
+                    {"nama": g.choice(V.MEDIATORS_NON_HAKIM), "status": "Non-Hakim"},
+                    {"nama": g.choice(V.JUDGES), "status": "Hakim"},
+                ][: g.choice((1, 1, 2))],
+                "tanggal_pengiriman_kesepakatan": iso(cabut),
+            }
+        elif self.alur.id in (1, 8, 15):
             out["mediasi"] = {
                 "tanggal_kesepakatan": None,
                 "tanggal_pengajuan_kesepakatan": None,
@@ -1060,6 +1087,9 @@ class _CaseBuilder:
         put["kirim_salinan_putusan_penyidik"] = (
             iso(penyidik) if self.clock.happened(penyidik) and self.vrng.random() < 0.6 else None
         )
+        ended = not anak and self.grng.random() < 0.04
+        if ended:
+            self.penetapan_91(put, subject, who)
         self.tabs["putusan"] = put
         self.shown.append("putusan")
         if self.event(minutasi, "Minutasi", "Minutasi", "Minutasi"):
@@ -1072,8 +1102,35 @@ class _CaseBuilder:
                     item["catatan"] = r.choice(
                         ("Dirampas untuk dimusnahkan", "Dikembalikan kepada saksi", None)
                     )
-        if not anak:
+        if not anak and not ended:
             self.appeal(d_put, True, defendants[0], jaksa[0])
+
+    def penetapan_91(self, put: JSON, subject: str, who: str) -> None:
+        """A criminal case ended by a penetapan (status_putusan_id 91: withdrawn by the
+        prosecutor, or the right to prosecute lapsed): putusan_akhir.php:50-58 prints
+        "Penetapan" labels, no Status Putusan (line 90) and no Menerima Putusan (line 352), but
+        still the Kirim Salinan Penetapan tables and Kepada Penyidik row."""
+        g = self.grng
+        withdrawn = g.random() < 0.7
+        prosecutor = "Oditur Militer" if self.court.military else "Penuntut Umum"
+        put["tanggal_label"] = "Tanggal Penetapan"
+        put["amar_label"] = "Amar Penetapan"
+        del put["status_putusan_terdakwa"]
+        put.pop("menerima_putusan", None)
+        if withdrawn:
+            put["amar_putusan"] = (
+                f"MENETAPKAN:\nMengabulkan permohonan {prosecutor} untuk mencabut perkara "
+                f"atas nama {subject} {who};\nMemerintahkan {subject} dikeluarkan dari tahanan;"
+                "\nMembebankan biaya perkara kepada negara;"
+            )
+            put["keterangan"] = "Perkara dicabut"
+        else:
+            put["amar_putusan"] = (
+                f"MENETAPKAN:\nMenyatakan kewenangan menuntut pidana terhadap {subject} {who} "
+                f"gugur karena {subject} meninggal dunia;\nMembebankan biaya perkara kepada "
+                "negara;"
+            )
+            put["keterangan"] = f"{subject} meninggal dunia"
 
     # ---------------------------------------------------------------- military
     def informasi(self, letter: dt.date) -> JSON:
@@ -1106,8 +1163,9 @@ class _CaseBuilder:
     # ---------------------------------------------------------------- 119 and 124
     def build_pretrial(self) -> None:
         """Praperadilan (alur 119) and the military legal-opinion request (alur 124): Data
-        Umum, Penetapan and hearings. Their verdict tabs are not generated (the cases stay
-        before the verdict)."""
+        Umum, Penetapan, hearings and the verdict (putusan_akhir.php: 119 prints its Status
+        Putusan as text, 124 "Tanggal Penetapan" / "Petikan Penetapan"; neither prints the
+        criminal Menerima / Kirim Salinan / Penyidik rows, line 351)."""
         r = self.rng
         pra = self.alur.kind == "praperadilan"
         letter = self.clock.after(self.reg, -5, -1)
@@ -1120,6 +1178,7 @@ class _CaseBuilder:
             else None,
         }
         rows: list[tuple[str, str, list[Any]]]
+        what, suspects = "", []
         if pra:
             self.klasifikasi = r.choice(
                 ("Sah atau tidaknya penetapan tersangka", "Sah atau tidaknya penahanan",
@@ -1164,9 +1223,61 @@ class _CaseBuilder:
         _d_phs, first = self.penetapan(self.reg, 1, jurusita=False)
         if first is None:
             return
-        agendas = (["Pembacaan Permohonan", "Jawaban Termohon", "Pembuktian", "Kesimpulan"]
-                   if pra else ["Pemeriksaan Berkas", "Pendapat Oditur"])  # fmt: skip
-        self.hearings(first, agendas, (1, 3))
+        agendas = (
+            ["Pembacaan Permohonan", "Jawaban Termohon", "Pembuktian", "Kesimpulan",
+             "Pembacaan Putusan"]
+            if pra
+            else ["Pemeriksaan Berkas", "Pendapat Oditur", "Pembacaan Penetapan"]
+        )  # fmt: skip
+        held = self.hearings(first, agendas, (1, 3))
+        if len(held) < len(agendas):
+            return
+        d_put = held[-1]
+        self.putusan_day = d_put
+        self.event(d_put, "Putusan", "Putusan", "Putusan")
+        g = self.grng
+        minutasi = _workday(self.clock.after(d_put, 1, 7))
+        put: JSON
+        if pra:
+            status = g.choice(
+                ("Permohonan Ditolak", "Permohonan Ditolak", "Permohonan Dikabulkan",
+                 "Permohonan Tidak Dapat Diterima", "Gugur")
+            )  # fmt: skip
+            amar = {
+                "Permohonan Ditolak": "Menolak permohonan Praperadilan Pemohon untuk seluruhnya;",
+                "Permohonan Dikabulkan": "Mengabulkan permohonan Praperadilan Pemohon;\n"
+                f"Menyatakan {what} atas diri Pemohon tidak sah;",
+                "Permohonan Tidak Dapat Diterima": "Menyatakan permohonan Praperadilan Pemohon "
+                "tidak dapat diterima;",
+                "Gugur": "Menyatakan permohonan Praperadilan Pemohon gugur;",
+            }[status]
+            put = {
+                "tanggal_label": "Tanggal Putusan",
+                "tanggal_putusan": iso(d_put),
+                "status_putusan": status,
+                "amar_label": "Amar Putusan",
+                "amar_putusan": "MENGADILI:\n" + amar + "\nMembebankan biaya perkara kepada "
+                "Pemohon sejumlah nihil;",
+            }
+        else:
+            put = {
+                "tanggal_label": "Tanggal Penetapan",
+                "tanggal_putusan": iso(d_put),
+                "amar_label": "Petikan Penetapan",
+                "amar_putusan": "MENETAPKAN:\n"
+                + g.choice(
+                    ("Menyatakan perkara {} diselesaikan menurut hukum disiplin prajurit;",
+                     ("Menyatakan perkara {} diserahkan kepada Oditurat Militer untuk "
+                      "dilimpahkan ke Pengadilan Militer;"))
+                ).format(f"{self.alur.pihak_14} {', '.join(suspects)}"),
+            }  # fmt: skip
+        put["tanggal_minutasi"] = iso(minutasi) if self.clock.happened(minutasi) else None
+        put["keterangan"] = None
+        sides = [(k + 1, p["label"], p["nama"]) for k, p in enumerate(self.header_parties)]
+        self.putusan_parties(put, self.notices(d_put, sides, 0.9), criminal=False)
+        self.tabs["putusan"] = put
+        self.shown.append("putusan")
+        self.event(minutasi, "Minutasi", "Minutasi", "Minutasi")
 
     # ---------------------------------------------------------------- tilang
     def build_tilang(self) -> None:

@@ -1009,6 +1009,31 @@ def _appeal_info(rows: Sequence[tuple[str, str]]) -> str:
     )
 
 
+def _mediator_table(mediators: Sequence[JSON]) -> str:
+    """detil_banding.php:131-178 / detil_kasasi.php:127-174: ``-`` without a mediator, else a
+    ``No | Nama | Status Mediator`` table whose rows each end with a second ``<tr>``."""
+    if not mediators:
+        return "-"
+    rows = "".join(
+        "<tr><td style='text-align:center; vertical-align:top'>"
+        f"{k + 1}</td><td style='text-align:left; vertical-align:top;'>{e(m['nama'])}<br></td>"
+        f"<td style='text-align:left; vertical-align:top'>{e(m['status'])}</td><tr>"
+        for k, m in enumerate(mediators)
+    )
+    return (
+        '\n\t\t\t\t                <div class="cssTable" style="">\n'
+        '                    <table id="tableinfo" style="margin:0px;padding:0px;">\n'
+        '                        <col style="width:5%">\n                        <col style="width:75%">\n'
+        '                        <col style="width:20%">\n                        <tbody>\n'
+        "                            <tr>\n                                <td>No</td>\n"
+        "                                <td>Nama</td>\n"
+        "                                <td>Status Mediator</td>\n"
+        "                                \n                            </tr>\n"
+        f"\t                            {rows}                        </tbody>\n"
+        "                    </table>\n                                "
+    )
+
+
 def frag_appeal(data: JSON, slug: str) -> str:
     """``perkara_tab/detil_banding.php`` / ``detil_kasasi.php`` / ``detil_pk.php``: a heading
     table per section; party statuses come from the database (no session label here)."""
@@ -1070,7 +1095,7 @@ def frag_appeal(data: JSON, slug: str) -> str:
                         "Tanggal Pengajuan Kesepakatan Perdamaian",
                         date_id(_d(m["tanggal_pengajuan_kesepakatan"])).strip(),
                     ),
-                    ("Data Mediator", "-"),
+                    ("Data Mediator", _mediator_table(m["mediator"])),
                     (
                         f"Tanggal Pengiriman Hasil Kesepakatan {to}",
                         date_id(_d(m["tanggal_pengiriman_kesepakatan"])).strip(),

@@ -41,11 +41,7 @@ NOT_IN_TRUTH_ROW = frozenset({"lama_proses"})
 #: Golden fixture -> why the replica's truth has no case of its structure today.
 AGREEMENT_XFAIL: dict[str, str] = {
     "tab-verzet-ptun-perlawanan": "the replica generates no PTUN verzet (Perlawanan) yet",
-    "verdict-kasasi-mediasi-dicabut": "the replica's kasasi mediasi never names a mediator",
-    "verdict-putusan-alur-119": "the replica's 119 cases stop before the verdict",
     "verdict-putusan-kepailitan": "the replica generates no kepailitan (alur 3) cases",
-    "verdict-putusan-militer-124": "the replica's 124 cases stop before the verdict",
-    "verdict-putusan-pidana-penetapan-91": "the replica gives no criminal case status 91",
 }
 
 

@@ -179,13 +179,23 @@ def test_verdicts_and_appeals_in_realistic_proportions():
     data = CourtData(make_court("pn"), seed=1, cases=3000)
     criminal = with_notices = 0
     levels: Counter[str] = Counter()
-    withdrawn = 0
+    withdrawn = ended_91 = peace = 0
     for i in range(len(data)):
         case = data.case(i)
         put = case.tabs.get("putusan")
         if put is None:
             continue
-        if case.alur.id in (111, 118):
+        if case.alur.id in (111, 118) and put["tanggal_label"] == "Tanggal Penetapan":
+            # status_putusan_id 91 (putusan_akhir.php:50-58, 90, 352): no Status Putusan and
+            # no Menerima Putusan, the Kirim Salinan Penetapan tables still printed
+            ended_91 += 1
+            assert put["amar_label"] == "Amar Penetapan"
+            assert put["amar_putusan"].startswith("MENETAPKAN:\n")
+            assert "status_putusan_terdakwa" not in put
+            assert "menerima_putusan" not in put
+            assert len(put["kirim_salinan_putusan"]) == len(put["pemberitahuan_putusan"])
+            assert not {"banding", "kasasi", "pk"} & case.tabs.keys()
+        elif case.alur.id in (111, 118):
             criminal += 1
             with_notices += bool(put["pemberitahuan_putusan"])
             assert len(put["menerima_putusan"]) == len(put["pemberitahuan_putusan"])
@@ -203,7 +213,13 @@ def test_verdicts_and_appeals_in_realistic_proportions():
                 assert ("pemberitahuan_inzage" in appeal) == (level != "pk")
                 assert ("mediasi" in appeal) == (case.alur.id in (1, 8, 15))
                 withdrawn += "Dicabut" in (appeal["pemohon"][0]["keterangan"] or "")
+                if appeal.get("mediasi", {}).get("mediator"):
+                    peace += 1
+                    assert "Dicabut" in appeal["pemohon"][0]["keterangan"]
+                    assert appeal["mediasi"]["tanggal_kesepakatan"] is not None
     assert with_notices / criminal > 0.85
+    assert 0.01 < ended_91 / (criminal + ended_91) < 0.08
+    assert 0 < peace < withdrawn
     assert levels["banding"] > levels["kasasi"] > levels["pk"] > 0
     assert 0.05 < levels["banding"] / len(data) < 0.15
     assert withdrawn > 0
