@@ -33,6 +33,7 @@ JSON = dict[str, Any]
 
 #: Tab slugs (``show_<slug>`` routes) in the order the detail page lists them, with ``#tabsN``.
 TAB_ORDER: tuple[tuple[str, str], ...] = (
+    ("dismissal", "tabs20"),
     ("penetapan", "tabs2"),
     ("diversi", "tabs3"),
     ("jadwal_sidang", "tabs4"),
@@ -53,6 +54,7 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
 )
 TAB_DIV = dict(TAB_ORDER)
 TAB_LABELS = {
+    "dismissal": "Penetapan Dismissal",
     "penetapan": "Penetapan",
     "diversi": "Diversi",
     "jadwal_sidang": "Jadwal Sidang",
@@ -469,9 +471,16 @@ class _CaseBuilder:
         if self.alur.id in (118, 125) and "diversi" in self.shown:
             # detil_perkara.php:2-7/96: a child case with diversi data lists no Jadwal Sidang
             self.shown = [slug for slug in self.shown if slug != "jadwal_sidang"]
-        for slug, _div in TAB_ORDER:
+        order = [slug for slug, _div in TAB_ORDER]
+        if self.alur.id == 9:
+            # detil_perkara.php:66-70: PTUN lists its Perlawanan right after the dismissal
+            order.remove("verzet")
+            order.insert(order.index("dismissal") + 1, "verzet")
+        for slug in order:
             if slug in self.shown:
                 label = TAB_LABELS[slug]
+                if slug == "verzet" and self.alur.id == 9:
+                    label = "Perlawanan"
                 if slug == "putusan" and self.alur.id == 2:
                     label = "Penetapan"
                 elif slug == "putusan" and self.alur.id == 124:
@@ -1465,7 +1474,16 @@ class _CaseBuilder:
         ledger.add(self.reg, "Biaya Proses", None, 75_000)
 
         judges = 3 if kind == "gugatan" else 1
-        d_phs, first = self.penetapan(self.reg, judges, jurusita=True)
+        start = self.reg
+        if tun and self.grng.random() < 0.3:
+            # the chairman's dismissal procedure (UU 5/1986 art. 62) recorded in SIPP
+            proceeds = self.dismissal_ptun(p1, p2)
+            if proceeds is None:
+                self.tabs["biaya_perkara"] = ledger.stages()
+                self.shown.append("biaya_perkara")
+                return
+            start = proceeds
+        d_phs, first = self.penetapan(start, judges, jurusita=True)
         self.shown.append("biaya_perkara")
         if first is None:
             self.tabs["biaya_perkara"] = ledger.stages()
@@ -1497,11 +1515,29 @@ class _CaseBuilder:
         else:
             agendas = ["Pemeriksaan Permohonan", "Pembuktian", "Pembacaan Penetapan"]
             gap = (5, 9)
-        verstek = kind != "permohonan" and r.random() < 0.1
+        # (PTUN knows no verstek: the draw is kept so the stream stays as it was)
+        verstek = kind != "permohonan" and r.random() < 0.1 and not tun
         if verstek:
             agendas = [agendas[0], "Pembuktian Penggugat", "Pembacaan Putusan"]
+        # a few small claims are found not to be one at the preliminary examination
+        # (PERMA 4/2019 art. 11): the dismissal penetapan ends the case
+        dismissed = kind == "sederhana" and self.grng.random() < 0.06
+        if dismissed:
+            agendas = agendas[:1]
         assert start_trial is not None
         held = self.hearings(start_trial, agendas, gap, prefix)
+        if "perlawanan_rows" in self.extra:
+            # the Perlawanan's hearings come first in Jadwal Sidang
+            self.tabs["jadwal_sidang"] = self.extra.pop("perlawanan_rows") + self.tabs.get(
+                "jadwal_sidang", []
+            )
+            if "jadwal_sidang" not in self.shown:
+                self.shown.append("jadwal_sidang")
+        if dismissed:
+            if held:
+                self.dismissal_gs(held[0])
+            self.tabs["biaya_perkara"] = ledger.stages()
+            return
         if kind == "gugatan" and not verstek and len(held) >= 2 and self.alur.id != 9:
             self.counterclaims(held[1], p1, p2)
         if "mediasi" in self.tabs and len(held) >= 3 and r.random() < 0.06:
@@ -1725,6 +1761,180 @@ class _CaseBuilder:
                 "hasil": "Tidak Berhasil" if done else None,
             }
         )
+
+    def dismissal_ptun(self, p1: list[str], p2: list[str]) -> dt.date | None:
+        """PTUN dismissal (dismissal.php, alur 9): summons, then Lolos (the case goes on from
+        the returned day) or Tidak Lolos (notified to both sides; perhaps a Perlawanan,
+        verzet.php with PTUN wording, which when granted lets the case go on)."""
+        g, has = self.grng, self.clock.happened
+        summons: list[JSON] = []
+        day = last = _workday(self.reg + dt.timedelta(g.randint(2, 6)))
+        for _ in range(g.choice((1, 1, 2))):
+            if not has(day):
+                return None  # the procedure is still running: nothing recorded yet
+            last = day
+            summons.append(
+                {
+                    "tanggal": iso(day),
+                    "status_kehadiran": g.choice(("Hadir", "Hadir", "Tidak Hadir")),
+                }
+            )
+            day = _workday(day + dt.timedelta(g.randint(5, 8)))
+        decided = _workday(last + dt.timedelta(g.randint(2, 6)))
+        if not has(decided):
+            return None
+        lolos = g.random() < 0.85
+        rec: JSON = {
+            "panggilan": summons,
+            "tanggal_penetapan": iso(decided),
+            "hasil": "Lolos" if lolos else "Tidak Lolos",
+            "amar": "Menyatakan gugatan Penggugat lolos proses dismissal;"
+            if lolos
+            else g.choice(
+                ("Menyatakan gugatan Penggugat tidak diterima;",
+                 ("Menyatakan gugatan Penggugat tidak diterima karena pokok gugatan nyata-nyata "
+                 "tidak termasuk wewenang Pengadilan;\nMembebankan biaya perkara kepada "
+                 "Penggugat;"))
+            ),
+        }  # fmt: skip
+        self.tabs["dismissal"] = [rec]
+        self.shown.append("dismissal")
+        if lolos:
+            self.event(decided, "Penetapan", "Penetapan Dismissal", None)
+            return decided
+        self.event(decided, "Penetapan", "Penetapan Dismissal", "Penetapan Dismissal")
+        for key in ("tanggal_pemberitahuan_penggugat", "tanggal_pemberitahuan_tergugat"):
+            told = _workday(decided + dt.timedelta(g.randint(1, 5)))
+            rec[key] = iso(told) if has(told) and g.random() < 0.9 else None
+        if g.random() >= 0.5:
+            return None
+        return self.perlawanan(decided)
+
+    def perlawanan(self, decided: dt.date) -> dt.date | None:
+        """The PTUN Perlawanan against a dismissal (verzet.php with ``$status`` Perlawanan,
+        the /PLW/ number, no Putusan Verstek row, no mediation: the Data Mediator table's one
+        empty row). Returns the day the case goes on when it is granted."""
+        g, has = self.grng, self.clock.happened
+        d_reg = _workday(decided + dt.timedelta(g.randint(3, 13)))
+        if not self.event(d_reg, "Perlawanan", "Pendaftaran Perlawanan", "Perlawanan"):
+            return None
+        no = self.number.split("/")
+        d_pmh = _workday(d_reg + dt.timedelta(g.randint(1, 3)))
+        d_phs = _workday(d_pmh + dt.timedelta(g.randint(1, 4)))
+        first = _workday(d_phs + dt.timedelta(g.randint(3, 10)))
+        rec: JSON = {
+            "nomor_perkara": self.number,
+            "nomor_perkara_verzet": f"{no[0]}/PLW/{no[2]}/{no[3]}",
+            "tanggal_pendaftaran": iso(d_reg),
+            "tanggal_penetapan_majelis": None,
+            "majelis_hakim": [],
+            "tanggal_penetapan_panitera_pengganti": None,
+            "panitera_pengganti": None,
+            "tanggal_penetapan_jurusita": None,
+            "jurusita": None,
+            "tanggal_penetapan_sidang": None,
+            "tanggal_sidang_pertama": None,
+            "tanggal_penetapan_mediator": None,
+            "nomor_penetapan_mediator": None,
+            "mediator": [],
+            "tanggal_mulai_mediasi": None,
+            "tanggal_hasil_mediasi": None,
+            "hasil_mediasi": None,
+            "tanggal_putusan": None,
+            "sumber_hukum": None,
+            "status_putusan": None,
+            "amar_putusan": None,
+            "tanggal_pemberitahuan_putusan": None,
+            "tanggal_pemberitahuan_penggugat": None,
+            "tanggal_pemberitahuan_tergugat": None,
+        }
+        self.tabs["verzet"] = [rec]
+        self.shown.append("verzet")
+        if not has(d_pmh):
+            return None
+        rec["tanggal_penetapan_majelis"] = iso(d_pmh)
+        rec["majelis_hakim"] = g.sample(V.JUDGES, 3)
+        rec["tanggal_penetapan_panitera_pengganti"] = iso(d_pmh)
+        rec["panitera_pengganti"] = g.choice(V.CLERKS)
+        rec["tanggal_penetapan_jurusita"] = iso(d_pmh)
+        rec["jurusita"] = g.choice(V.BAILIFFS) if g.random() < 0.7 else None
+        if not has(d_phs):
+            return None
+        rec["tanggal_penetapan_sidang"] = iso(d_phs)
+        rec["tanggal_sidang_pertama"] = iso(first)
+        rows: list[JSON] = []
+        day = first
+        for agenda in ("Pemeriksaan Perlawanan", "Pembacaan Putusan Perlawanan"):
+            if day > TODAY:
+                rows.append(hearing_row(day, agenda, V.ROOMS[0], None, None, upcoming=True,
+                                        jenis="Sidang Perlawanan"))  # fmt: skip
+                break
+            rows.append(hearing_row(day, agenda, V.ROOMS[0], None, ATTENDANCE_CIVIL,
+                                    jenis="Sidang Perlawanan"))  # fmt: skip
+            day = _workday(day + dt.timedelta(g.randint(5, 10)))
+        self.tabs["jadwal_sidang"] = list(rows)
+        self.shown.append("jadwal_sidang")
+        if len(rows) < 2 or rows[-1]["dihadiri_oleh"] is None:
+            return None
+        d_put = dt.date.fromisoformat(rows[-1]["tanggal"])
+        granted = g.random() < 0.25
+        self.event(d_put, "Perlawanan", "Putusan Perlawanan", "Putusan Perlawanan")
+        rec["tanggal_putusan"] = iso(d_put)
+        rec["sumber_hukum"] = "UU No. 5 Tahun 1986 jo. UU No. 51 Tahun 2009"
+        rec["status_putusan"] = "Perlawanan Dikabulkan" if granted else "Perlawanan Ditolak"
+        rec["amar_putusan"] = "\n".join(
+            ["MENGADILI:",
+             "Menyatakan perlawanan Pelawan benar;" if granted
+             else "Menyatakan perlawanan Pelawan tidak benar;",
+             "Membatalkan Penetapan Dismissal tersebut;" if granted
+             else "Mempertahankan Penetapan Dismissal tersebut;"]
+        )  # fmt: skip
+        told = _workday(d_put + dt.timedelta(g.randint(1, 5)))
+        if has(told):
+            rec["tanggal_pemberitahuan_putusan"] = iso(told)
+            rec["tanggal_pemberitahuan_penggugat"] = iso(told)
+            rec["tanggal_pemberitahuan_tergugat"] = iso(told)
+        if not granted:
+            return None
+        # the case goes on in the ordinary procedure; Jadwal Sidang gets its hearings after
+        self.extra["perlawanan_rows"] = rows
+        return d_put
+
+    def dismissal_gs(self, d_pp: dt.date) -> None:
+        """Dismissal of a small claim (dismissal.php, alur 8): date, amar and the per-side
+        notice tables; detil_perkara.php:96,158 then list no Jadwal Sidang and no Putusan."""
+        g, has = self.grng, self.clock.happened
+        d_dis = _workday(d_pp + dt.timedelta(g.randint(0, 3)))
+        if not has(d_dis):
+            return
+        self.shown = [slug for slug in self.shown if slug != "jadwal_sidang"]
+        notices = []
+        for pihakke, p in enumerate(self.header_parties[:2], 1):
+            for urutan, name in enumerate(p["nama"], 1):
+                told = _workday(d_dis + dt.timedelta(g.randint(1, 7)))
+                notices.append(
+                    {"status": f"{p['label']} {urutan}", "nama": name,
+                     "tanggal": iso(told) if has(told) and g.random() < 0.9 else None,
+                     "pihakke": pihakke}
+                )  # fmt: skip
+        if g.random() < 0.1:
+            notices = []  # not notified yet: "Belum diBeritahukan"
+        self.extra["dismissal_sides"] = [n.pop("pihakke") for n in notices]
+        self.tabs["dismissal"] = [
+            {
+                "tanggal_penetapan": iso(d_dis),
+                "amar": g.choice(
+                    (("Menyatakan gugatan Penggugat bukan gugatan sederhana;\nMencoret perkara "
+                     "dari register perkara;\nMemerintahkan Panitera mengembalikan sisa panjar "
+                     "biaya perkara kepada Penggugat;"),
+                     ("Menyatakan perkara ini tidak termasuk gugatan sederhana;\nMembebankan "
+                     "biaya perkara kepada Penggugat;"))
+                ),
+                "pemberitahuan_putusan": notices,
+            }
+        ]  # fmt: skip
+        self.shown.append("dismissal")
+        self.event(d_dis, "Penetapan", "Penetapan Dismissal", "Penetapan Dismissal")
 
     def verzet(self, d_put: dt.date) -> bool:
         """Verzet tab (verzet.php, civil wording) on a verstek judgment; True when filed."""

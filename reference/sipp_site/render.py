@@ -1187,7 +1187,10 @@ OTHER_TABS: dict[str, Callable[[Case, Any], str]] = {
     "biaya_perkara": lambda c, d: RT.biaya(d or []),
     "barang_bukti": lambda c, d: RT.barang_bukti(d or []),
     "diversi": lambda c, d: RT.diversi(d or []),
-    "verzet": lambda c, d: RT.verzet(d or []),
+    "verzet": lambda c, d: RT.verzet(d or [], c.alur.id == 9),
+    "dismissal": lambda c, d: RT.dismissal(
+        d or [], c.alur.id == 9, c.extra.get("dismissal_sides", [])
+    ),
     "ikrar_talak": lambda c, d: RT.ikrar_talak(d or []),
     "intervensi": lambda c, d: RT.intervensi(d or [], c.alur.id == 9),
     "rekonvensi": lambda c, d: RT.rekonvensi(d or []),

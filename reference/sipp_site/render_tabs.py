@@ -438,9 +438,121 @@ _CLOSE = "    </tbody>\n</table>\n"
 _SEP = "\t<tr><td colspan=\"2\" style='background:white;'></td></tr>\n"
 
 
-def verzet(data: list[JSON]) -> str:
-    """``verzet.php`` for civil courts (``Verzet``; PTUN prints ``Perlawanan``)."""
-    status = "Verzet"
+def _green_row(title: str) -> str:
+    return (
+        "\t\t\t\t<tr>\n\t\t\t\t\t<td colspan='2' style=\"background-color:#A3DBA8;padding:5px;\">"
+        f"{title}</td>\n\t\t\t\t</tr>\n"
+    )
+
+
+def _plain_row(label: str, value: str, top: bool = False) -> str:
+    style = ' style="vertical-align:top;"' if top else ""
+    return (
+        f'\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child"{style}>{label}</td>\n'
+        f"\t\t\t\t\t<td>{value}</td>\n\t\t\t\t</tr>\n"
+    )
+
+
+def _dismissal_notices(rows: list[JSON], sides: list[int]) -> str:
+    """dismissal.php:116-189: the pihakke 1 table whenever any notice exists, ``<br>``, the
+    pihakke 2 table when that side has one, else ``Belum diBeritahukan``."""
+    if not rows:
+        return "\n\t\t\t\t\t\tBelum diBeritahukan\t\t\t\t\t"
+
+    def table(side: int) -> str:
+        body = "".join(
+            f"<tr><td>{e(r['status'])}</td><td>{e(r['nama'])}</td><td>{day(r['tanggal']) if r['tanggal'] else ''}</td></tr>"
+            for r, s in zip(rows, sides, strict=True)
+            if s == side
+        )
+        return (
+            '\n\t\t\t\t\t\t<div class="cssTable">\n\t\t\t\t\t\t\t<table id="tableinfo" style="margin:0px;padding:0px;">\n'
+            '\t\t\t\t\t\t\t\t<col width="20%">\n\t\t\t\t\t\t\t\t<col width="55%">\n\t\t\t\t\t\t\t\t<col width="25%">\n'
+            "\t\t\t\t\t\t\t\t<tbody>\n\t\t\t\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t\t\t\t<td>Status</td>\n"
+            "\t\t\t\t\t\t\t\t\t\t<td>Nama</td>\n\t\t\t\t\t\t\t\t\t\t<td>Tanggal Pemberitahuan Putusan</td>\n"
+            f"\t\t\t\t\t\t\t\t\t</tr>\n\t\t\t\t\t\t\t\t{body}\t\t\t\t\t\t\t\t</tbody>\n"
+            "\t\t\t\t\t\t\t</table>\n\t\t\t\t\t\t</div>\n"
+        )
+
+    out = table(1) + "<br>"
+    if 2 in sides:
+        out += table(2)
+    return out + "\t\t\t\t\t"
+
+
+def dismissal(data: list[JSON], ptun: bool, sides: list[int]) -> str:
+    """``dismissal.php``: PTUN (alur 9) with its summons block, the Lolos / Tidak Lolos row
+    and, when Tidak Lolos, the notification block; alur 8 with the per-side notice tables."""
+    out = [
+        WRAPWORD_STYLE,
+        (
+            '<div style="font-size:14px;">\n\t<table id=\'infoPerkara\' style="font-size:14px;width:100%;">\n'
+            '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
+        ),
+    ]
+    hasil = ""
+    if ptun:
+        summons = [x for r in data for x in r.get("panggilan", [])]
+        cell = ""
+        if summons:
+            cell = (
+                '\n\t\t\t\t\t\t<div class="cssTable" style="margin:0px;padding:0px;width:75%">\n'
+                '\t\t\t\t\t\t\t<table id="tableinfo" style="margin:0px;padding:0px;width:100%">\n'
+                '\t\t\t\t\t\t\t\t<col width="3%">\n\t\t\t\t\t\t\t\t<col width="15%">\n\t\t\t\t\t\t\t\t<col width="20%">\n'
+                "\t\t\t\t\t\t\t\t<tbody>\n\t\t\t\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t\t\t\t<td>No</td>\n"
+                "\t\t\t\t\t\t\t\t\t\t<td>Tanggal Panggilan</td>\n\t\t\t\t\t\t\t\t\t\t<td>Status Kehadiran</td>\n"
+                "\t\t\t\t\t\t\t\t\t</tr>\n\t\t\t\t\t\t\t\t"
+                + "".join(
+                    f"<tr><td>{k}</td><td>{day(x['tanggal']) if x['tanggal'] else ''}</td>"
+                    f"<td>{e(x['status_kehadiran'])}</td></tr>"
+                    for k, x in enumerate(summons, 1)
+                )
+                + "\t\t\t\t\t\t\t\t</tbody>\n\t\t\t\t\t\t\t</table>\n\t\t\t\t\t\t</div>\n\t\t\t\t\t\t"
+            )
+        out.append(_green_row("Data Panggilan Dismissal"))
+        out.append(_plain_row("Jadwal Panggilan Dismissal", cell, top=True))
+    out.append(_green_row("Data Penetapan Dismissal"))
+    for r in data:
+        out.append(_plain_row("Tanggal Penetapan", day(r["tanggal_penetapan"])))
+        if ptun:
+            hasil = r["hasil"]
+            out.append(_plain_row("Penetapan Dismissal", e(hasil)))
+        out.append(
+            '\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child" style="vertical-align: top;">'
+            "Pertimbangan Hukum dan Amar</td>\n"
+            f"\t\t\t\t\t<td class='wrapword'>{long_html(r['amar'])}</td>\n\t\t\t\t</tr>\n"
+            "\t\t\t\t<tr>\n\t\t\t\t\t<td colspan='2'></td>\n\t\t\t\t</tr>\n"
+        )
+    if not data:
+        out.append(NOT_FOUND_ROW)
+    if not ptun:
+        notices = [n for r in data for n in r["pemberitahuan_putusan"]]
+        out.append(
+            _plain_row("Pemberitahuan Putusan", _dismissal_notices(notices, sides), top=True)
+        )
+    elif hasil == "Tidak Lolos":
+        out.append(_green_row("Data Pemberitahuan Penetapan Dismissal"))
+        r = data[-1]
+        out.append(
+            _plain_row(
+                "Pemberitahuan Kepada Penggugat",
+                day(r["tanggal_pemberitahuan_penggugat"]),
+                top=True,
+            )
+        )
+        out.append(
+            _plain_row(
+                "Pemberitahuan Kepada Tergugat", day(r["tanggal_pemberitahuan_tergugat"]), top=True
+            )
+        )
+    out.append("\t\t</tbody>\n\t</table>\n</div>\n")
+    return "".join(out)
+
+
+def verzet(data: list[JSON], ptun: bool = False) -> str:
+    """``verzet.php`` for civil courts (``Verzet``); PTUN (alur 9) prints ``Perlawanan``, the
+    /PLW/ number and no Putusan Verstek row (lines 10-14, 32-34, 182-198)."""
+    status = "Perlawanan" if ptun else "Verzet"
     out = [WRAPWORD_STYLE]
     for r in data:
         out.append('<div style="font-size:14px;margin:0px;border:0px;">\n')
@@ -478,11 +590,16 @@ def verzet(data: list[JSON]) -> str:
             + "\t</tbody>\n</table>\n"
         )
         verstek = "" if r["tanggal_putusan"] is None else "Ya"
+        verstek_row = (
+            ""
+            if ptun
+            else f'    <tr>\n        <td id="first-child"><font color="white">Putusan Verstek</font></td>\n        <td>\n        \t{verstek}\t  \t</td>\n    </tr>\n'
+        )
         out.append('\n<div style="padding:3px;"></div>\n' + _heading_table("DATA PUTUSAN"))
         out.append(
             _OPEN
             + _span_row(f"Putusan {status}", day(r["tanggal_putusan"]))
-            + f'    <tr>\n        <td id="first-child"><font color="white">Putusan Verstek</font></td>\n        <td>\n        \t{verstek}\t  \t</td>\n    </tr>\n'
+            + verstek_row
             + f'\t<tr>\n\t    <td id="first-child"><font color="white">Sumber Hukum</font></td>\n\t    <td>{e(r["sumber_hukum"])}</td>\n\t</tr>\n'
             + _span_row(f"Status Putusan {status}", e(r["status_putusan"]))
             + f'\t<tr>\n\t\t<td id="first-child"><font color="white">Amar Putusan {status}</font></td>\n'

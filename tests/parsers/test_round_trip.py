@@ -145,7 +145,7 @@ def test_every_case_round_trips(court):
         assert slugs == {
             "penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
             "banding", "kasasi", "pk", "biaya_perkara", "barang_bukti", "riwayat_perkara",
-            "diversi", "verzet", "rekonvensi", "intervensi",
+            "diversi", "verzet", "rekonvensi", "intervensi", "dismissal",
         }  # fmt: skip
 
 

@@ -40,7 +40,8 @@ NOT_IN_TRUTH_ROW = frozenset({"lama_proses"})
 
 #: Golden fixture -> why the replica's truth has no case of its structure today.
 AGREEMENT_XFAIL: dict[str, str] = {
-    "tab-verzet-ptun-perlawanan": "the replica generates no PTUN verzet (Perlawanan) yet",
+    "tab-dismissal-empty": "the replica lists Penetapan Dismissal only with its record (an "
+    "alur 8 case whose dismissal flag is set without a dismissal row is not generated)",
     "verdict-putusan-kepailitan": "the replica generates no kepailitan (alur 3) cases",
 }
 
