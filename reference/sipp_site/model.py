@@ -162,6 +162,9 @@ class CourtData:
         # one sequential stream: case i's flow and day depend only on the seed and cases 0..i,
         # so registering more cases (--live) never changes earlier ones
         self._stream = random.Random(f"index:{seed}")
+        #: flows drawn by conversion (weight 0: kepailitan from alur 1), on their own stream
+        self._convert_stream = random.Random(f"convert:{seed}")
+        self._converted = {a.id: a for a in court.alur if a.weight == 0}
         span = (TODAY - FIRST_DAY).days
         first = FIRST_DAY.toordinal()
         for i in range(cases):
@@ -170,6 +173,8 @@ class CourtData:
             self._append(alur, day)
 
     def _append(self, alur: Alur, day: int) -> None:
+        if alur.id == 1 and 3 in self._converted and self._convert_stream.random() < 0.05:
+            alur = self._converted[3]
         year = dt.date.fromordinal(day).year
         key = (alur.code, year)
         seq = self._counters.get(key, 0) + 1
@@ -1388,6 +1393,9 @@ class _CaseBuilder:
             self.klasifikasi = r.choice(V.PA_G if pa else V.PERDATA_G)
         elif kind == "permohonan":
             self.klasifikasi = r.choice(V.PA_P if pa else V.PERDATA_P)
+        elif kind == "pailit":
+            r.choice(V.PERDATA_GS)  # (the stream draws as for the alur 1 case it replaced)
+            self.klasifikasi = "Kepailitan"
         else:
             self.klasifikasi = r.choice(V.PERDATA_GS)
         p1 = [self.civil_party() for _ in range(1 if r.random() < 0.8 else 2)]
@@ -1438,9 +1446,16 @@ class _CaseBuilder:
                 if kind == "gugatan"
                 else r.randint(5, 450) * 1_000_000
             )
-        g = "Pemohon" if kind == "permohonan" else "Penggugat"
-        t = "Tergugat"
-        if kind == "permohonan":
+        g = "Pemohon" if kind in ("permohonan", "pailit") else "Penggugat"
+        t = "Termohon" if kind == "pailit" else "Tergugat"
+        if kind == "pailit":
+            items = [
+                f"Mengabulkan permohonan {g} untuk seluruhnya;",
+                f"Menyatakan {t} {p2[0]} pailit dengan segala akibat hukumnya;",
+                "Menunjuk Hakim Pengawas dan mengangkat Kurator;",
+                f"Membebankan biaya kepailitan kepada {t};",
+            ]
+        elif kind == "permohonan":
             items = [
                 f"Mengabulkan permohonan {g} untuk seluruhnya;",
                 f"Menyatakan sah {self.klasifikasi.lower()} sebagaimana dimohonkan {g};",
@@ -1512,11 +1527,16 @@ class _CaseBuilder:
         elif kind == "sederhana":
             agendas = ["Pemeriksaan Pendahuluan", "Perdamaian", "Pembuktian", "Pembacaan Putusan"]
             gap = (2, 5)
+        elif kind == "pailit":
+            # UU 37/2004 art. 8(5): the petition is decided within 60 days
+            agendas = ["Pemeriksaan Permohonan", "Jawaban Termohon", "Pembuktian", "Kesimpulan",
+                       "Pembacaan Putusan"]  # fmt: skip
+            gap = (3, 8)
         else:
             agendas = ["Pemeriksaan Permohonan", "Pembuktian", "Pembacaan Penetapan"]
             gap = (5, 9)
         # (PTUN knows no verstek: the draw is kept so the stream stays as it was)
-        verstek = kind != "permohonan" and r.random() < 0.1 and not tun
+        verstek = kind != "permohonan" and r.random() < 0.1 and not tun and kind != "pailit"
         if verstek:
             agendas = [agendas[0], "Pembuktian Penggugat", "Pembacaan Putusan"]
         # a few small claims are found not to be one at the preliminary examination
@@ -1557,6 +1577,8 @@ class _CaseBuilder:
         )
         if verstek:
             outcome = "Dikabulkan Verstek"
+        if kind == "pailit" and outcome == "Dikabulkan Sebagian":
+            outcome = "Dikabulkan"
         minutasi = _workday(self.clock.after(d_put, 1, 21))
         notices: list[JSON] = []
         for pihakke, p in enumerate(self.header_parties, 1):
@@ -1594,7 +1616,7 @@ class _CaseBuilder:
                 "MENGADILI:",
                 (
                     f"{'Mengabulkan' if outcome.startswith('Dikabulkan') else 'Menolak'} "
-                    f"{'permohonan' if kind == 'permohonan' else 'gugatan'} {g}"
+                    f"{'permohonan' if kind in ('permohonan', 'pailit') else 'gugatan'} {g}"
                     f"{' untuk sebagian' if outcome == 'Dikabulkan Sebagian' else ''};"
                 ),
                 (
@@ -1604,6 +1626,8 @@ class _CaseBuilder:
                 ),
             ]
         )
+        if kind == "pailit":
+            self.kepailitan(put, d_put, outcome == "Dikabulkan", p2[0])
         self.putusan_parties(put, notices, criminal=False)
         put["tanggal_minutasi"] = iso(minutasi) if self.clock.happened(minutasi) else None
         put["keterangan"] = None
@@ -1616,7 +1640,7 @@ class _CaseBuilder:
         if verstek and self.verzet(d_put):
             self.tabs["biaya_perkara"] = ledger.stages()
             return
-        if kind != "permohonan":
+        if kind not in ("permohonan", "pailit"):  # (a bankruptcy goes to kasasi directly)
             self.appeal(d_put, False, p2[0], p1[0])
             if "banding" in self.tabs:
                 d_req = dt.date.fromisoformat(
@@ -1761,6 +1785,33 @@ class _CaseBuilder:
                 "hasil": "Tidak Berhasil" if done else None,
             }
         )
+
+    def kepailitan(self, put: JSON, d_put: dt.date, granted: bool, debtor: str) -> None:
+        """putusan_akhir.php:167-198: alur 3 prints seven more rows (supervisory judge,
+        curator, State Gazette and newspaper announcements), empty when the petition failed."""
+        g, has = self.grng, self.clock.happened
+        keys = ("tanggal_penetapan_hakim_pengawas", "nomor_penetapan_hakim_pengawas",
+                "hakim_pengawas", "kurator", "tanggal_berita_negara", "tanggal_surat_kabar",
+                "nama_surat_kabar")  # fmt: skip
+        put.update(dict.fromkeys(keys))
+        if put["sumber_hukum"]:
+            put["sumber_hukum"] = ["UU No. 37 Tahun 2004 tentang Kepailitan dan PKPU"]
+        put["amar_putusan"] = put["amar_putusan"].replace(
+            "Mengabulkan permohonan Pemohon;",
+            f"Mengabulkan permohonan Pemohon;\nMenyatakan Termohon {debtor} pailit dengan "
+            "segala akibat hukumnya;",
+        )
+        if not granted:
+            return
+        put["tanggal_penetapan_hakim_pengawas"] = iso(d_put)
+        put["nomor_penetapan_hakim_pengawas"] = self.number
+        put["hakim_pengawas"] = g.choice(V.JUDGES)
+        put["kurator"] = f"{g.choice(V.FIRST_NAMES_F)} {g.choice(V.LAST_NAMES)}, S.H."
+        gazette = _workday(d_put + dt.timedelta(g.randint(5, 14)))
+        paper = _workday(d_put + dt.timedelta(g.randint(3, 10)))
+        put["tanggal_berita_negara"] = iso(gazette) if has(gazette) else None
+        put["tanggal_surat_kabar"] = iso(paper) if has(paper) and g.random() < 0.8 else None
+        put["nama_surat_kabar"] = g.choice(("Harian Replika Pos", "Kompas", "Media Indonesia"))
 
     def dismissal_ptun(self, p1: list[str], p2: list[str]) -> dt.date | None:
         """PTUN dismissal (dismissal.php, alur 9): summons, then Lolos (the case goes on from

@@ -925,6 +925,26 @@ def frag_putusan(case: Case, warm: bool) -> str:
         f"{e(data['amar_label'])}</font></td>"
         f"<td class='wrapword'>{long_text(amar) if amar else ''}</td></tr>\n"
     )
+    if "hakim_pengawas" in data:  # putusan_akhir.php:167-198 (alur 3)
+
+        def pad(label: str, value: str) -> str:
+            return (
+                f'\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child"><font color="white">{label}</font></td>\n'
+                f'\t\t\t\t\t<td style="padding:0px;padding-left:5px;">{value}</td>\n\t\t\t\t</tr>\n'
+            )
+
+        def when(key: str) -> str:
+            return date_id(_d(data[key])) if data[key] else ""
+
+        rows += [
+            pad("Tanggal Penetapan Hakim Pengawas", when("tanggal_penetapan_hakim_pengawas")),
+            pad("Nomor Penetapan Hakim Pengawas", e(data["nomor_penetapan_hakim_pengawas"] or "")),
+            pad("Hakim Pengawas", e(data["hakim_pengawas"] or "")),
+            pad("Kurator", e(data["kurator"] or "")),
+            pad("Tanggal pengumuman dalam Berita Negara RI", when("tanggal_berita_negara")),
+            pad("Tanggal dimuat dalam Surat Kabar", when("tanggal_surat_kabar")),
+            pad("Nama Surat Kabar", e(data["nama_surat_kabar"] or "")),
+        ]
     kata = data["tanggal_label"].removeprefix("Tanggal ")
     notices = data["pemberitahuan_putusan"]
     rows.append(

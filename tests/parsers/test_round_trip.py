@@ -29,8 +29,17 @@ from reference.sipp_site.tokens import TokenCodec
 BASE = "http://127.0.0.1:8800/"
 SIZES = {"pn": 600, "pa": 120, "ptun": 80, "militer": 80, "pn-sub": 120}
 KINDS = {
-    "pn": {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "praperadilan"},
-    "pn-sub": {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana"},
+    "pn": {
+        "pidana",
+        "anak",
+        "tilang",
+        "gugatan",
+        "permohonan",
+        "sederhana",
+        "praperadilan",
+        "pailit",
+    },
+    "pn-sub": {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "pailit"},
     "pa": {"gugatan", "permohonan", "jinayat"},
     "ptun": {"tun"},
     "militer": {"pidana", "pendapat"},

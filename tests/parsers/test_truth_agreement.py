@@ -42,7 +42,6 @@ NOT_IN_TRUTH_ROW = frozenset({"lama_proses"})
 AGREEMENT_XFAIL: dict[str, str] = {
     "tab-dismissal-empty": "the replica lists Penetapan Dismissal only with its record (an "
     "alur 8 case whose dismissal flag is set without a dismissal row is not generated)",
-    "verdict-putusan-kepailitan": "the replica generates no kepailitan (alur 3) cases",
 }
 
 

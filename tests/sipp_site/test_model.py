@@ -54,10 +54,12 @@ def test_case_mix_covers_every_tab_and_flow():
             assert tab["available"] == (tab["slug"] != "we_kppu")
         assert case.tab_list[-1]["slug"] == "riwayat_perkara"
         assert set(case.tabs) == {t["slug"] for t in case.tab_list if t["available"]}
-    assert set(flows) == {1, 2, 8, 111, 114, 118, 119}
+    assert set(flows) == {1, 2, 3, 8, 111, 114, 118, 119}
+    # kepailitan (alur 3, weight 0) only by conversion of about 5% of alur 1 registrations
+    assert 0 < flows[3] < flows[1] / 10
     for slug in ("penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
                  "barang_bukti", "biaya_perkara", "banding", "kasasi", "riwayat_perkara",
-                 "diversi"):  # fmt: skip
+                 "diversi", "dismissal"):  # fmt: skip
         assert slugs[slug] > 0, slug
 
 
