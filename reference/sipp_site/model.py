@@ -44,6 +44,7 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
     ("penuntutan", "tabs8"),
     ("putusan", "tabs10"),
     ("verzet", "tabs5"),
+    ("penetapan_gugur", "tabs21"),
     ("banding", "tabs13"),
     ("kasasi", "tabs14"),
     ("pk", "tabs15"),
@@ -65,6 +66,7 @@ TAB_LABELS = {
     "rekonvensi": "Rekonvensi",
     "putusan": "Putusan",
     "verzet": "Verzet",
+    "penetapan_gugur": "Penetapan Gugur",
     "ikrar_talak": "Ikrar Talak",
     "banding": "Banding",
     "kasasi": "Kasasi",
@@ -1542,7 +1544,10 @@ class _CaseBuilder:
         # a few small claims are found not to be one at the preliminary examination
         # (PERMA 4/2019 art. 11): the dismissal penetapan ends the case
         dismissed = kind == "sederhana" and self.grng.random() < 0.06
-        if dismissed:
+        # ... and a few lapse when the plaintiff does not come to the first hearing
+        # (PERMA 4/2019 art. 13): the penetapan gugur ends the case
+        lapsed = kind == "sederhana" and not dismissed and self.grng.random() < 0.05
+        if dismissed or lapsed:
             agendas = agendas[:1]
         assert start_trial is not None
         held = self.hearings(start_trial, agendas, gap, prefix)
@@ -1553,9 +1558,9 @@ class _CaseBuilder:
             )
             if "jadwal_sidang" not in self.shown:
                 self.shown.append("jadwal_sidang")
-        if dismissed:
+        if dismissed or lapsed:
             if held:
-                self.dismissal_gs(held[0])
+                (self.dismissal_gs if dismissed else self.penetapan_gugur)(held[0])
             self.tabs["biaya_perkara"] = ledger.stages()
             return
         if kind == "gugatan" and not verstek and len(held) >= 2 and self.alur.id != 9:
@@ -1951,6 +1956,41 @@ class _CaseBuilder:
         self.extra["perlawanan_rows"] = rows
         return d_put
 
+    def side_notices(self, day: dt.date) -> list[JSON]:
+        """The per-side notice rows of dismissal.php / penetapan_gugur.php (``pihakke`` kept
+        for the renderer; none yet in a tenth of the cases: 'Belum diBeritahukan')."""
+        g, has = self.grng, self.clock.happened
+        notices = []
+        for pihakke, p in enumerate(self.header_parties[:2], 1):
+            for urutan, name in enumerate(p["nama"], 1):
+                told = _workday(day + dt.timedelta(g.randint(1, 7)))
+                notices.append(
+                    {"status": f"{p['label']} {urutan}", "nama": name,
+                     "tanggal": iso(told) if has(told) and g.random() < 0.9 else None,
+                     "pihakke": pihakke}
+                )  # fmt: skip
+        return [] if g.random() < 0.1 else notices
+
+    def penetapan_gugur(self, d_first: dt.date) -> None:
+        """penetapan_gugur.php (alur 8): the plaintiff stayed away from the first hearing;
+        detil_perkara.php:158,188 list Penetapan Gugur and no Putusan."""
+        g, has = self.grng, self.clock.happened
+        d_gugur = _workday(d_first + dt.timedelta(g.randint(0, 2)))
+        if not has(d_gugur):
+            return
+        notices = self.side_notices(d_gugur)
+        self.extra["gugur_sides"] = [n.pop("pihakke") for n in notices]
+        self.tabs["penetapan_gugur"] = [
+            {
+                "tanggal_penetapan": iso(d_gugur),
+                "amar_penetapan": "Menyatakan gugatan Penggugat gugur;\nMembebankan biaya "
+                "perkara kepada Penggugat.",
+                "pemberitahuan_putusan": notices,
+            }
+        ]
+        self.shown.append("penetapan_gugur")
+        self.event(d_gugur, "Penetapan", "Penetapan Gugur", "Penetapan Gugur")
+
     def dismissal_gs(self, d_pp: dt.date) -> None:
         """Dismissal of a small claim (dismissal.php, alur 8): date, amar and the per-side
         notice tables; detil_perkara.php:96,158 then list no Jadwal Sidang and no Putusan."""
@@ -1959,17 +1999,7 @@ class _CaseBuilder:
         if not has(d_dis):
             return
         self.shown = [slug for slug in self.shown if slug != "jadwal_sidang"]
-        notices = []
-        for pihakke, p in enumerate(self.header_parties[:2], 1):
-            for urutan, name in enumerate(p["nama"], 1):
-                told = _workday(d_dis + dt.timedelta(g.randint(1, 7)))
-                notices.append(
-                    {"status": f"{p['label']} {urutan}", "nama": name,
-                     "tanggal": iso(told) if has(told) and g.random() < 0.9 else None,
-                     "pihakke": pihakke}
-                )  # fmt: skip
-        if g.random() < 0.1:
-            notices = []  # not notified yet: "Belum diBeritahukan"
+        notices = self.side_notices(d_dis)
         self.extra["dismissal_sides"] = [n.pop("pihakke") for n in notices]
         self.tabs["dismissal"] = [
             {

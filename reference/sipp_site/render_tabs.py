@@ -549,6 +549,32 @@ def dismissal(data: list[JSON], ptun: bool, sides: list[int]) -> str:
     return "".join(out)
 
 
+def penetapan_gugur(data: list[JSON], sides: list[int]) -> str:
+    """``penetapan_gugur.php``: date and Amar Penetapan per row, then the per-side
+    Pemberitahuan Putusan tables (as dismissal.php's alur 8 branch)."""
+    out = [
+        WRAPWORD_STYLE,
+        (
+            '<div style="font-size:14px;">\n\t<table id=\'infoPerkara\' style="font-size:14px;width:100%;">\n'
+            '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
+        ),
+    ]
+    for r in data:
+        out.append(_plain_row("Tanggal Penetapan", day(r["tanggal_penetapan"])))
+        out.append(
+            '\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child" style="vertical-align: top;">'
+            "Amar Penetapan</td>\n"
+            f"\t\t\t\t\t<td class='wrapword'>{long_html(r['amar_penetapan'])}</td>\n\t\t\t\t</tr>\n"
+            "\t\t\t\t<tr>\n\t\t\t\t\t<td colspan='2'></td>\n\t\t\t\t</tr>\n"
+        )
+    if not data:
+        out.append(NOT_FOUND_ROW)
+    notices = [n for r in data for n in r["pemberitahuan_putusan"]]
+    out.append(_plain_row("Pemberitahuan Putusan", _dismissal_notices(notices, sides), top=True))
+    out.append("\t\t</tbody>\n\t</table>\n</div>\n")
+    return "".join(out)
+
+
 def verzet(data: list[JSON], ptun: bool = False) -> str:
     """``verzet.php`` for civil courts (``Verzet``); PTUN (alur 9) prints ``Perlawanan``, the
     /PLW/ number and no Putusan Verstek row (lines 10-14, 32-34, 182-198)."""

@@ -225,3 +225,77 @@ def test_verdicts_and_appeals_in_realistic_proportions():
     assert levels["banding"] > levels["kasasi"] > levels["pk"] > 0
     assert 0.05 < levels["banding"] / len(data) < 0.15
     assert withdrawn > 0
+
+
+def test_rarer_branches_in_realistic_proportions():
+    """PTUN dismissal / Perlawanan, small-claim dismissal and penetapan gugur, 119/124
+    verdicts and kepailitan: each branch is generated, in its share, with its page shape."""
+    ptun = CourtData(make_court("ptun"), seed=1, cases=500)
+    dismissed = perlawanan = tidak_lolos = 0
+    for case in ptun.iter_cases():
+        slugs = [t["slug"] for t in case.tab_list]
+        labels = {t["slug"]: t["label"] for t in case.tab_list}
+        assert "putusan_verstek" not in case.tabs.get("putusan", {}) or (
+            case.tabs["putusan"]["putusan_verstek"] == "Tidak"
+        )
+        if "dismissal" not in case.tabs:
+            assert "verzet" not in case.tabs
+            continue
+        dismissed += 1
+        assert slugs[0] == "dismissal"  # detil_perkara.php:60-64
+        (rec,) = case.tabs["dismissal"]
+        if rec["hasil"] == "Tidak Lolos":
+            tidak_lolos += 1
+            assert "tanggal_pemberitahuan_penggugat" in rec
+        if "verzet" in case.tabs:
+            perlawanan += 1
+            assert slugs[1] == "verzet"  # detil_perkara.php:66-70
+            assert labels["verzet"] == "Perlawanan"
+            (plw,) = case.tabs["verzet"]
+            assert "/PLW/" in plw["nomor_perkara_verzet"]
+            assert "putusan_verstek" not in plw
+            assert plw["mediator"] == []
+    assert 0.2 < dismissed / len(ptun) < 0.4
+    assert 0 < perlawanan <= tidak_lolos < dismissed / 3
+
+    pn = CourtData(make_court("pn"), seed=1, cases=2000)
+    counts: Counter[str] = Counter()
+    for case in pn.iter_cases():
+        put = case.tabs.get("putusan")
+        if case.alur.id == 8 and "dismissal" in case.tabs:
+            counts["dismissal"] += 1
+            assert "jadwal_sidang" not in {t["slug"] for t in case.tab_list}
+            assert put is None
+        if case.alur.id == 8 and "penetapan_gugur" in case.tabs:
+            counts["gugur"] += 1
+            assert put is None
+        if case.alur.id == 119 and put:
+            counts["119"] += 1
+            assert put["status_putusan"]
+            assert "menerima_putusan" not in put
+            assert "putusan_verstek" not in put
+        if case.alur.id == 3:
+            counts["pailit"] += 1
+            assert case.nomor_perkara.split("/")[1] == "Pdt.Sus-Pailit"
+            assert "banding" not in case.tabs
+            if put and put["status_putusan"] == "Dikabulkan":
+                counts["pailit_granted"] += 1
+                assert put["kurator"]
+                assert put["hakim_pengawas"]
+            elif put:
+                assert put["kurator"] is None
+    assert counts["dismissal"] > 0
+    assert counts["gugur"] > 0
+    assert counts["119"] > 0
+    assert counts["pailit_granted"] > 0
+    assert counts["pailit"] < pn.count(1) / 10
+
+    mil = CourtData(make_court("militer"), seed=1, cases=500)
+    decided_124 = [
+        c.tabs["putusan"] for c in mil.iter_cases() if c.alur.id == 124 and "putusan" in c.tabs
+    ]
+    assert decided_124
+    for put in decided_124:
+        assert put["tanggal_label"] == "Tanggal Penetapan"
+        assert put["amar_label"] == "Petikan Penetapan"
+        assert "status_putusan" not in put
