@@ -394,6 +394,7 @@ class _CaseBuilder:
         self.klasifikasi = ""
         self.header_parties: list[JSON] = []
         self.data_umum: JSON = {}
+        self.disamarkan = False
 
     # ---------------------------------------------------------------- names
     def person(self, female: bool | None = None) -> str:
@@ -469,6 +470,8 @@ class _CaseBuilder:
             self.build_pretrial()
         else:
             self.build_civil()
+        if self.disamarkan:
+            self.anonymise()
         self.tabs["riwayat_perkara"] = [
             {"tanggal": iso(d), "tahapan": t, "proses": p}
             for d, t, p in sorted(self.riwayat, key=lambda e: e[0])
@@ -537,6 +540,27 @@ class _CaseBuilder:
             tabs=tabs,
             extra=self.extra,
         )
+
+    def anonymise(self) -> None:
+        """What the views print for jenis perkara 282/13: every name of the Penetapan tab and
+        of the Saksi tab, and the first side's names in the putusan notice tables."""
+        hidden = "Data disamarkan"
+        pen = self.tabs.get("penetapan") or {}
+        for key in ("hakim", "panitera_pengganti", "jurusita_pengganti"):
+            for row in pen.get(key, []):
+                row["nama"] = hidden
+        if "saksi" in self.tabs:
+            self.tabs["saksi"] = [hidden for _ in self.tabs["saksi"]]
+        put = self.tabs.get("putusan")
+        if not put:
+            return
+        meta = self.extra.get("putusan_notices", [])
+        for key, limit in (("pemberitahuan_putusan", 4), ("menerima_putusan", 2),
+                           ("kirim_salinan_putusan", 2)):  # fmt: skip
+            sides = [m["pihakke"] for m in meta if m["pihakke"] <= limit]
+            for row, side in zip(put.get(key, []), sides, strict=False):
+                if side == 1:
+                    row["nama"] = hidden
 
     # ---------------------------------------------------------------- shared parts
     def penetapan(
@@ -920,6 +944,10 @@ class _CaseBuilder:
         ]
         offence, pasal, act = r.choice(pool)
         self.klasifikasi = offence
+        # the replica files its child-protection cases under a jenis perkara the views
+        # anonymise (282/13): penetapan.php:37-42,87-91,133-137, saksi.php:25-29,
+        # putusan_akhir.php:224-228,378-382,463-467 print 'Data disamarkan'
+        self.disamarkan = offence == "Perlindungan Anak"
         jaksa = [self.jaksa() for _ in range(1 if r.random() < 0.7 else 2)]
         if self.pa:
             jaksa = [self.jaksa()]

@@ -269,6 +269,15 @@ def test_rarer_branches_in_realistic_proportions():
         if case.alur.id == 8 and "penetapan_gugur" in case.tabs:
             counts["gugur"] += 1
             assert put is None
+        if case.case_data["data_umum"].get("klasifikasi_perkara") == "Perlindungan Anak":
+            # jenis perkara 282/13 in the views: penetapan / saksi names, side-1 notices
+            counts["disamarkan"] += 1
+            pen = case.tabs.get("penetapan", {"hakim": [{"nama": "Data disamarkan"}]})
+            assert {h["nama"] for h in pen["hakim"]} == {"Data disamarkan"}
+            assert set(case.tabs.get("saksi", ["Data disamarkan"])) == {"Data disamarkan"}
+            if put and put["pemberitahuan_putusan"]:
+                assert put["pemberitahuan_putusan"][0]["nama"] == "Data disamarkan"
+                assert put["pemberitahuan_putusan"][-1]["nama"] != "Data disamarkan"
         if case.alur.id == 119 and put:
             counts["119"] += 1
             assert put["status_putusan"]
@@ -289,6 +298,7 @@ def test_rarer_branches_in_realistic_proportions():
     assert counts["119"] > 0
     assert counts["pailit_granted"] > 0
     assert counts["pailit"] < pn.count(1) / 10
+    assert 0.05 < counts["disamarkan"] / pn.count(111) < 0.2
 
     mil = CourtData(make_court("militer"), seed=1, cases=500)
     decided_124 = [
