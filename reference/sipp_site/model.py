@@ -42,6 +42,7 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
     ("intervensi", "tabs7"),
     ("rekonvensi", "tabs22"),
     ("penuntutan", "tabs8"),
+    ("putusan_sela", "tabs9"),
     ("putusan", "tabs10"),
     ("verzet", "tabs5"),
     ("penetapan_gugur", "tabs21"),
@@ -62,6 +63,7 @@ TAB_LABELS = {
     "saksi": "Saksi",
     "mediasi": "Mediasi",
     "penuntutan": "Penuntutan",
+    "putusan_sela": "Putusan Sela",
     "intervensi": "Intervensi",
     "rekonvensi": "Rekonvensi",
     "putusan": "Putusan",
@@ -540,6 +542,41 @@ class _CaseBuilder:
             tabs=tabs,
             extra=self.extra,
         )
+
+    def putusan_sela(self, day: dt.date, objector: str, party: str) -> None:
+        """putusan_sela.php outside alur 3..6: date, amar and three notice rows that all carry
+        the first party's label (lines 72-81: ``Kepada <label>`` twice, then ``Kepada Pihak
+        <label>``), whoever they went to."""
+        g, has = self.grng, self.clock.happened
+        civil = not self.alur.criminal
+        amar = (
+            [f"Menolak eksepsi {objector};",
+             (f"Menyatakan Pengadilan Negeri {self.court.town} berwenang memeriksa dan mengadili "
+             "perkara ini;"),
+             "Memerintahkan kedua belah pihak untuk melanjutkan pemeriksaan perkara;",
+             "Menangguhkan biaya perkara sampai dengan putusan akhir;"]
+            if civil
+            else [f"Menolak keberatan {objector};",
+                  f"Menyatakan surat dakwaan {self.alur.pihak_1} sah menurut hukum;",
+                  f"Memerintahkan pemeriksaan perkara atas nama {party} dilanjutkan;",
+                  "Menangguhkan biaya perkara sampai dengan putusan akhir;"]
+        )  # fmt: skip
+        label = self.alur.pihak_1
+        notices = []
+        for kepada in (label, label, f"Pihak {label}"):
+            told = _workday(day + dt.timedelta(g.randint(0, 6)))
+            notices.append(
+                {
+                    "kepada": kepada,
+                    "tanggal": iso(told) if has(told) and g.random() < 0.85 else None,
+                }
+            )
+        self.tabs["putusan_sela"] = {
+            "tanggal_putusan_sela": iso(day),
+            "amar_putusan_sela": "\n".join(["MENGADILI:", *amar]),
+            "pemberitahuan": notices,
+        }
+        self.shown.append("putusan_sela")
 
     def anonymise(self) -> None:
         """What the views print for jenis perkara 282/13: every name of the Penetapan tab and
@@ -1045,6 +1082,9 @@ class _CaseBuilder:
         held = self.hearings(first, agendas, gap)
         if len(held) >= 2:
             self.saksi(n_saksi)
+            if not anak and self.alur.id == 111 and self.grng.random() < 0.08:
+                # the defence's objection (eksepsi) ruled on by an interlocutory judgment
+                self.putusan_sela(held[1], self.alur.kuasa_2, "Terdakwa")
         tuntutan_at = len(agendas) - 3
         months = r.choice((4, 6, 8, 10, 12, 18, 24, 30, 36, 48, 60))
         if len(held) > tuntutan_at:
@@ -1593,6 +1633,9 @@ class _CaseBuilder:
             return
         if kind == "gugatan" and not verstek and len(held) >= 2 and self.alur.id != 9:
             self.counterclaims(held[1], p1, p2)
+        if self.alur.id == 1 and not verstek and len(held) >= 3 and self.grng.random() < 0.05:
+            # an objection to the court's competence decided by an interlocutory judgment
+            self.putusan_sela(held[2], "Tergugat", "Tergugat")
         if "mediasi" in self.tabs and len(held) >= 3 and r.random() < 0.06:
             self.peace_attempt(held[2])
         if any("Pembuktian" in a for a in agendas[: len(held)]) and r.random() < 0.6:

@@ -982,6 +982,41 @@ def frag_putusan(case: Case, warm: bool) -> str:
     )
 
 
+def frag_putusan_sela(case: Case, warm: bool) -> str:
+    """``perkara_tab/putusan_sela.php`` outside alur 3..6: date, amar, and the three notice
+    rows labelled with the session's first-party label (red error text when not warm)."""
+    data: JSON = case.tabs["putusan_sela"]
+
+    def row(label: str, value: str, top: bool = False) -> str:
+        style = ' style="vertical-align: top;"' if top else ""
+        return (
+            f'\t\t\t<tr>\n\t\t\t\t<td id="first-child"{style}><font color="white">{label}</font></td>\n'
+            f"\t\t\t\t<td>{value}</td>\n\t\t\t</tr>\n"
+        )
+
+    rows = [row("Tanggal Putusan Sela", date_id(_d(data["tanggal_putusan_sela"])))]
+    rows.append(
+        '\t\t\t<tr>\n\t\t\t\t<td id="first-child" style="vertical-align: top;"><font color="white">'
+        "Amar Putusan Sela</font></td>\n"
+        f"\t\t\t\t<td class='wrapword'>{long_text(data['amar_putusan_sela'])}</td>\n\t\t\t</tr>\n"
+    )
+    label = case.alur.pihak_1 if warm else LABEL_ERROR
+    for k, notice in enumerate(data["pemberitahuan"]):
+        kepada = f"Pihak {label}" if k == 2 else label
+        day = notice["tanggal"]
+        rows.append(
+            row(f"Pemberitahuan Putusan Sela Kepada {e(kepada)}", date_id(_d(day)) if day else "")
+        )
+    return (
+        '<style type="text/css">\n#infoPerkara .wrapword li {\n  display: list-item !important;\n'
+        "  clear: both;\n  float: none !important;\n}\n</style>\n"
+        '<div style="font-size:14px;">\n\t<table id=\'infoPerkara\' style="font-size:14px;width:100%;">\n'
+        '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
+        + "".join(rows)
+        + "\t\t\t<tr>\n\t\t\t\t<td colspan='2'></td>\n\t\t\t</tr>\n\t\t</tbody>\n\t</table>\n</div>"
+    )
+
+
 def _appeal_heading(title: str) -> str:
     return (
         '\t<div style="padding:5px;"></div>\n'
@@ -1186,6 +1221,8 @@ def fragment(case: Case, slug: str, warm: bool) -> str:
         body = _empty("DATA TIDAK DITEMUKAN")
     elif slug == "putusan":
         body = frag_putusan(case, warm)
+    elif slug == "putusan_sela":
+        body = frag_putusan_sela(case, warm)
     elif slug in ("banding", "kasasi", "pk"):
         body = frag_appeal(data, slug)
     else:  # pragma: no cover - every generated slug is handled above

@@ -278,6 +278,14 @@ def test_rarer_branches_in_realistic_proportions():
             if put and put["pemberitahuan_putusan"]:
                 assert put["pemberitahuan_putusan"][0]["nama"] == "Data disamarkan"
                 assert put["pemberitahuan_putusan"][-1]["nama"] != "Data disamarkan"
+        if "putusan_sela" in case.tabs:
+            counts[f"sela {case.alur.id}"] += 1
+            sela = case.tabs["putusan_sela"]
+            label = case.alur.pihak_1
+            assert [n["kepada"] for n in sela["pemberitahuan"]] == [label, label, f"Pihak {label}"]
+            slugs = [t["slug"] for t in case.tab_list]
+            if put:
+                assert slugs.index("putusan_sela") == slugs.index("putusan") - 1
         if case.alur.id == 119 and put:
             counts["119"] += 1
             assert put["status_putusan"]
@@ -299,6 +307,7 @@ def test_rarer_branches_in_realistic_proportions():
     assert counts["pailit_granted"] > 0
     assert counts["pailit"] < pn.count(1) / 10
     assert 0.05 < counts["disamarkan"] / pn.count(111) < 0.2
+    assert 0 < counts["sela 1"] < counts["sela 111"] < pn.count(111) / 10
 
     mil = CourtData(make_court("militer"), seed=1, cases=500)
     decided_124 = [
