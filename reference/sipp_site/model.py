@@ -49,6 +49,7 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
     ("banding", "tabs13"),
     ("kasasi", "tabs14"),
     ("pk", "tabs15"),
+    ("grasi", "tabs16"),
     ("biaya_perkara", "tabs11"),
     ("ikrar_talak", "tabs24"),
     ("barang_bukti", "tabs18"),
@@ -73,6 +74,7 @@ TAB_LABELS = {
     "banding": "Banding",
     "kasasi": "Kasasi",
     "pk": "Peninjauan Kembali",
+    "grasi": "Grasi",
     "biaya_perkara": "Biaya Perkara",
     "barang_bukti": "Barang Bukti",
     "riwayat_perkara": "Riwayat Perkara",
@@ -542,6 +544,103 @@ class _CaseBuilder:
             tabs=tabs,
             extra=self.extra,
         )
+
+    def grasi(self, d_put: dt.date, convict: str) -> None:
+        """detil_grasi.php: a clemency request once the judgment is final (UU 22/2002: a
+        sentence of two years or more); one label/value table. Y/N rows print YA/Tidak, the
+        MA letter number is never printed (line 187), Keterangan goes through the date
+        formatter (line 41) and so prints ' - '."""
+        g, has = self.grng, self.clock.happened
+        final = d_put
+        levels: dict[str, tuple[str | None, str | None]] = {}
+        for level in ("banding", "kasasi"):
+            if level in self.tabs:
+                rec = self.tabs[level]
+                if rec["tanggal_putusan"] is None:
+                    return  # still on appeal (or withdrawn before a decision)
+                levels[level] = (rec["nomor_putusan"], rec["tanggal_putusan"])
+                final = dt.date.fromisoformat(rec["tanggal_putusan"])
+        told = _workday(final + dt.timedelta(g.randint(14, 40)))
+        asked = _workday(told + dt.timedelta(g.randint(5, 60)))
+        if not has(asked):
+            return
+
+        def after(day: dt.date | None, lo: int, hi: int) -> dt.date | None:
+            if day is None:
+                return None
+            nxt = _workday(day + dt.timedelta(g.randint(lo, hi)))
+            return nxt if has(nxt) else None
+
+        to_jaksa = after(asked, 3, 10)
+        to_ma = to_jaksa and after(to_jaksa, 0, 5)
+        hakim = to_ma and after(to_ma, 3, 14)
+        pert = hakim and after(hakim, 20, 60)
+        presiden = pert and after(pert, 60, 150)
+        back = presiden and after(presiden, 10, 40)
+        notified = back and after(back, 1, 7)
+        relative = self.grng.random() < 0.6
+        granted = g.random() < 0.2
+
+        def d(day: dt.date | None) -> str | None:
+            return iso(day) if day else None
+
+        banding = levels.get("banding", (None, None))
+        kasasi = levels.get("kasasi", (None, None))
+        self.tabs["grasi"] = {
+            "nomor_perkara_pn": self.number,
+            "tanggal_putusan_pn": iso(d_put),
+            "nomor_perkara_banding": banding[0],
+            "tanggal_putusan_banding": banding[1],
+            "nomor_perkara_kasasi": kasasi[0],
+            "tanggal_putusan_kasasi": kasasi[1],
+            "nomor_perkara_pk": None,
+            "tanggal_putusan_pk": None,
+            "tanggal_permohonan_grasi": iso(asked),
+            "tanggal_permohonan_penundaan_pidana": iso(asked) if g.random() < 0.1 else None,
+            "nama_terdakwa": convict,
+            "nama_pemohon": f"{g.choice(V.FIRST_NAMES_F)} {g.choice(V.LAST_NAMES)}"
+            if relative
+            else convict,
+            "pekerjaan_pemohon": g.choice(("Ibu Rumah Tangga", "Wiraswasta", "Petani", "Buruh"))
+            if relative
+            else "Narapidana",
+            "alamat_pemohon": f"Jl. {g.choice(('Melati', 'Kenanga', 'Merdeka'))} No. "
+            f"{g.randint(1, 99)}, {self.court.town}",
+            "tanggal_pemberitahuan_putusan_tetap": iso(told),
+            "menjalani_pidana_pengganti": "Tidak",
+            "terpidana_dalam_tahanan": "YA",
+            "denda_dibayar": g.choice(("YA", "Tidak")),
+            "barang_rampasan": "Tidak",
+            "tanggal_pertimbangan_ma": d(pert),
+            "isi_pertimbangan_ma": None
+            if pert is None
+            else "Terdapat cukup alasan untuk mengabulkan permohonan grasi Terpidana"
+            if granted
+            else "Tidak terdapat cukup alasan untuk mengabulkan permohonan grasi Terpidana",
+            "tanggal_pengiriman_berkas_kejaksaan": d(to_jaksa),
+            "nomor_surat_pengiriman_berkas_kejaksaan": None
+            if to_jaksa is None
+            else f"W{g.randint(1, 30)}.U{g.randint(1, 20)}/{g.randint(100, 9999)}/HK.07"
+            f"/{to_jaksa.month}/{to_jaksa.year}",
+            "tanggal_pengiriman_berkas_ma": d(to_ma),
+            "nomor_surat_pengiriman_berkas_ma": None,
+            "tanggal_pengiriman_pertimbangan_hakim": d(hakim),
+            "tanggal_putusan_presiden": d(presiden),
+            "nomor_putusan_presiden": None
+            if presiden is None
+            else f"Keppres No. {g.randint(1, 150)}/G Tahun {presiden.year}",
+            "isi_keputusan_presiden": None
+            if presiden is None
+            else "Mengabulkan permohonan grasi"
+            if granted
+            else "Menolak permohonan grasi",
+            "tanggal_penerimaan_kembali_berkas": d(back),
+            "tanggal_pemberitahuan_putusan": d(notified),
+            "tanggal_penerimaan_tembusan_ba_pelaksanaan": None,
+            "keterangan": None,
+        }
+        self.shown.append("grasi")
+        self.event(asked, "Upaya Hukum", "Permohonan Grasi", "Grasi")
 
     def putusan_sela(self, day: dt.date, objector: str, party: str) -> None:
         """putusan_sela.php outside alur 3..6: date, amar and three notice rows that all carry
@@ -1188,6 +1287,8 @@ class _CaseBuilder:
                     )
         if not anak and not ended:
             self.appeal(d_put, True, defendants[0], jaksa[0])
+            if months >= 24 and self.grng.random() < 0.06:
+                self.grasi(d_put, defendants[0])
 
     def penetapan_91(self, put: JSON, subject: str, who: str) -> None:
         """A criminal case ended by a penetapan (status_putusan_id 91: withdrawn by the

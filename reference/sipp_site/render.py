@@ -1245,6 +1245,7 @@ OTHER_TABS: dict[str, Callable[[Case, Any], str]] = {
     "barang_bukti": lambda c, d: RT.barang_bukti(d or []),
     "diversi": lambda c, d: RT.diversi(d or []),
     "verzet": lambda c, d: RT.verzet(d or [], c.alur.id == 9),
+    "grasi": lambda c, d: RT.grasi(d),
     "penetapan_gugur": lambda c, d: RT.penetapan_gugur(d or [], c.extra.get("gugur_sides", [])),
     "dismissal": lambda c, d: RT.dismissal(
         d or [], c.alur.id == 9, c.extra.get("dismissal_sides", [])

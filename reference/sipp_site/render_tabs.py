@@ -549,6 +549,78 @@ def dismissal(data: list[JSON], ptun: bool, sides: list[int]) -> str:
     return "".join(out)
 
 
+#: detil_grasi.php:57-219: label, truth key, kind ("date", "text", "yn", "never", "dash")
+_GRASI_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("Nomor Perkara PN", "nomor_perkara_pn", "text"),
+    ("Putusan PN", "tanggal_putusan_pn", "date"),
+    ("Nomor Perkara Banding", "nomor_perkara_banding", "text"),
+    ("Putusan Banding", "tanggal_putusan_banding", "date"),
+    ("Nomor Perkara Kasasi", "nomor_perkara_kasasi", "text"),
+    ("Putusan Kasasi", "tanggal_putusan_kasasi", "date"),
+    ("Nomor Perkara PK", "nomor_perkara_pk", "text"),
+    ("Putusan PK", "tanggal_putusan_pk", "date"),
+    ("Permohonan Grasi", "tanggal_permohonan_grasi", "date"),
+    ("Permohonan Penundaan Pidana", "tanggal_permohonan_penundaan_pidana", "date"),
+    ("Nama Terdakwa", "nama_terdakwa", "text"),
+    ("Nama Pemohon", "nama_pemohon", "text"),
+    ("Pekerjaan Pemohon", "pekerjaan_pemohon", "text"),
+    ("Alamat Pemohon", "alamat_pemohon", "text"),
+    ("Pemberitahuan Putusan Tetap", "tanggal_pemberitahuan_putusan_tetap", "date"),
+    ("Menjalani Pidana Pengganti", "menjalani_pidana_pengganti", "yn"),
+    ("Terpidana Dalam Tahanan", "terpidana_dalam_tahanan", "yn"),
+    ("Denda Dibayar", "denda_dibayar", "yn"),
+    ("Barang Rampasan", "barang_rampasan", "yn"),
+    ("Tanggal Pertimbangan Mahkamah Agung", "tanggal_pertimbangan_ma", "date"),
+    ("Isi Pertimbangan Mahkamah Agung", "isi_pertimbangan_ma", "text"),
+    ("Pengiriman Berkas Grasi ke Kejaksaan negeri", "tanggal_pengiriman_berkas_kejaksaan", "date"),
+    ("Nomor Surat Pengiriman Berkas Grasi ke Kejaksaan Negeri",
+     "nomor_surat_pengiriman_berkas_kejaksaan", "text"),
+    ("Pengiriman Berkas Grasi ke MA", "tanggal_pengiriman_berkas_ma", "date"),
+    ("Nomor Surat Pengiriman Berkas Grasi ke MA", "nomor_surat_pengiriman_berkas_ma", "never"),
+    ("Pengiriman Pertimbangan Hakim Grasi", "tanggal_pengiriman_pertimbangan_hakim", "date"),
+    ("Tanggal Putusan Presiden", "tanggal_putusan_presiden", "date"),
+    ("Nomor Putusan Presiden", "nomor_putusan_presiden", "text"),
+    ("Isi Keputusan Presiden", "isi_keputusan_presiden", "text"),
+    ("Tanggal Penerimaan Kembali Berkas Grasi", "tanggal_penerimaan_kembali_berkas", "date"),
+    ("Pemberitahuan Putusan Grasi Kepada Pemohon dan Jaksa", "tanggal_pemberitahuan_putusan",
+     "date"),
+    ("Penerimaan Tembusan Berita Acara Pelaksanaan Putusan Dari Penuntut Umum",
+     "tanggal_penerimaan_tembusan_ba_pelaksanaan", "date"),
+    ("Keterangan", "keterangan", "dash"),
+)  # fmt: skip
+
+
+def grasi(data: JSON | None) -> str:
+    """``perkara_tab/detil_grasi.php``: one ``table#tableDetilPerkara`` of label rows."""
+    r = data or {}
+    rows = []
+    for label, key, kind in _GRASI_ROWS:
+        value = r.get(key)
+        if kind == "date":
+            cell = day(value)
+        elif kind == "yn":
+            cell = f"\n\t\t\t\t\t\t{'YA' if value == 'YA' else 'Tidak'}\t\t\t\t\t\t"
+        elif kind == "never":
+            cell = ""
+        elif kind == "dash":
+            cell = day(None)
+        else:
+            cell = e(value)
+        tr = '<tr id="tr_terdakwa">' if key == "nama_terdakwa" else "<tr>"
+        rows.append(
+            f'\t\t\t\t\t{tr}\n\t\t\t\t\t\t<td style="color:white;">{label}</td>\n'
+            f'\t\t\t\t\t\t<td style="padding:0px;padding-left:5px;">{cell}</td>\n\t\t\t\t\t</tr>\n'
+        )
+    return (
+        '<style type="text/css">\ntd{\n\tborder:1px solid #eee;\n}\n</style>\n'
+        ' <hr class="thick-line" style="clear:both;">\n'
+        '\t<div class="detil" style="background-color:white;border-color: white;font-size:14px;'
+        'margin-top:25px;width: 95%;margin: 0 auto;padding:5px;border:1px solid #5fb85c;">\n'
+        '\t\t<table id="tableDetilPerkara">\n\t\t\t<col width="30%">\n\t\t\t<col width="70%">\n'
+        "\t\t\t\t<tbody>\n" + "".join(rows) + "\t\t\t\t</tbody>\n\t\t</table>\n\t</div>\n</div>\n"
+    )
+
+
 def penetapan_gugur(data: list[JSON], sides: list[int]) -> str:
     """``penetapan_gugur.php``: date and Amar Penetapan per row, then the per-side
     Pemberitahuan Putusan tables (as dismissal.php's alur 8 branch)."""

@@ -155,7 +155,7 @@ def test_every_case_round_trips(court):
             "penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
             "banding", "kasasi", "pk", "biaya_perkara", "barang_bukti", "riwayat_perkara",
             "diversi", "verzet", "rekonvensi", "intervensi", "dismissal",
-            "penetapan_gugur", "putusan_sela",
+            "penetapan_gugur", "putusan_sela", "grasi",
         }  # fmt: skip
 
 
