@@ -13,7 +13,7 @@ from typing import Literal
 
 Kind = Literal[
     "pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "jinayat", "tun",
-    "praperadilan", "pendapat",
+    "praperadilan", "pendapat", "pailit",
 ]  # fmt: skip
 Variant = Literal["pn", "pa", "ptun", "militer"]
 VARIANTS: tuple[Variant, ...] = ("pn", "pa", "ptun", "militer")
@@ -90,6 +90,11 @@ PN_ALUR = (
         8, "sederhana", "Perdata Gugatan Sederhana", "Pdt.G.S", 9, "Penggugat", "Tergugat",
         "Kuasa Hukum Penggugat", "Kuasa Hukum Tergugat",
     ),
+    # weight 0: never drawn directly (adding weight would re-deal every case's flow); the
+    # model turns a small share of alur 1 registrations into bankruptcy petitions, as at a
+    # district court with a commercial chamber (Pengadilan Niaga)
+    Alur(3, "pailit", "Kepailitan", "Pdt.Sus-Pailit", 0, "Pemohon", "Termohon",
+         "Kuasa Hukum Pemohon", "Kuasa Hukum Termohon"),
 )  # fmt: skip
 
 PA_ALUR = (

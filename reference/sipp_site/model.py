@@ -33,6 +33,7 @@ JSON = dict[str, Any]
 
 #: Tab slugs (``show_<slug>`` routes) in the order the detail page lists them, with ``#tabsN``.
 TAB_ORDER: tuple[tuple[str, str], ...] = (
+    ("dismissal", "tabs20"),
     ("penetapan", "tabs2"),
     ("diversi", "tabs3"),
     ("jadwal_sidang", "tabs4"),
@@ -41,11 +42,14 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
     ("intervensi", "tabs7"),
     ("rekonvensi", "tabs22"),
     ("penuntutan", "tabs8"),
+    ("putusan_sela", "tabs9"),
     ("putusan", "tabs10"),
     ("verzet", "tabs5"),
+    ("penetapan_gugur", "tabs21"),
     ("banding", "tabs13"),
     ("kasasi", "tabs14"),
     ("pk", "tabs15"),
+    ("grasi", "tabs16"),
     ("biaya_perkara", "tabs11"),
     ("ikrar_talak", "tabs24"),
     ("barang_bukti", "tabs18"),
@@ -53,20 +57,24 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
 )
 TAB_DIV = dict(TAB_ORDER)
 TAB_LABELS = {
+    "dismissal": "Penetapan Dismissal",
     "penetapan": "Penetapan",
     "diversi": "Diversi",
     "jadwal_sidang": "Jadwal Sidang",
     "saksi": "Saksi",
     "mediasi": "Mediasi",
     "penuntutan": "Penuntutan",
+    "putusan_sela": "Putusan Sela",
     "intervensi": "Intervensi",
     "rekonvensi": "Rekonvensi",
     "putusan": "Putusan",
     "verzet": "Verzet",
+    "penetapan_gugur": "Penetapan Gugur",
     "ikrar_talak": "Ikrar Talak",
     "banding": "Banding",
     "kasasi": "Kasasi",
     "pk": "Peninjauan Kembali",
+    "grasi": "Grasi",
     "biaya_perkara": "Biaya Perkara",
     "barang_bukti": "Barang Bukti",
     "riwayat_perkara": "Riwayat Perkara",
@@ -160,6 +168,9 @@ class CourtData:
         # one sequential stream: case i's flow and day depend only on the seed and cases 0..i,
         # so registering more cases (--live) never changes earlier ones
         self._stream = random.Random(f"index:{seed}")
+        #: flows drawn by conversion (weight 0: kepailitan from alur 1), on their own stream
+        self._convert_stream = random.Random(f"convert:{seed}")
+        self._converted = {a.id: a for a in court.alur if a.weight == 0}
         span = (TODAY - FIRST_DAY).days
         first = FIRST_DAY.toordinal()
         for i in range(cases):
@@ -168,6 +179,8 @@ class CourtData:
             self._append(alur, day)
 
     def _append(self, alur: Alur, day: int) -> None:
+        if alur.id == 1 and 3 in self._converted and self._convert_stream.random() < 0.05:
+            alur = self._converted[3]
         year = dt.date.fromordinal(day).year
         key = (alur.code, year)
         seq = self._counters.get(key, 0) + 1
@@ -362,6 +375,9 @@ class _CaseBuilder:
         #: stream, derived from the case's without consuming it (a tuple of ints hashes the
         #: same in every process; the whole state holds None, whose hash does not)
         self.vrng = random.Random(hash(rng.getstate()[1]))
+        #: the rarer branches (status_putusan 91, ...) draw from a third stream, so taking one
+        #: leaves every other case's data as it was
+        self.grng = random.Random(f"branch:{hash(rng.getstate()[1])}")
         self.clock = _Clock(rng)
         self.reg = registered
         self.number = court.case_number(seq, alur, registered)
@@ -382,6 +398,7 @@ class _CaseBuilder:
         self.klasifikasi = ""
         self.header_parties: list[JSON] = []
         self.data_umum: JSON = {}
+        self.disamarkan = False
 
     # ---------------------------------------------------------------- names
     def person(self, female: bool | None = None) -> str:
@@ -457,6 +474,8 @@ class _CaseBuilder:
             self.build_pretrial()
         else:
             self.build_civil()
+        if self.disamarkan:
+            self.anonymise()
         self.tabs["riwayat_perkara"] = [
             {"tanggal": iso(d), "tahapan": t, "proses": p}
             for d, t, p in sorted(self.riwayat, key=lambda e: e[0])
@@ -466,9 +485,16 @@ class _CaseBuilder:
         if self.alur.id in (118, 125) and "diversi" in self.shown:
             # detil_perkara.php:2-7/96: a child case with diversi data lists no Jadwal Sidang
             self.shown = [slug for slug in self.shown if slug != "jadwal_sidang"]
-        for slug, _div in TAB_ORDER:
+        order = [slug for slug, _div in TAB_ORDER]
+        if self.alur.id == 9:
+            # detil_perkara.php:66-70: PTUN lists its Perlawanan right after the dismissal
+            order.remove("verzet")
+            order.insert(order.index("dismissal") + 1, "verzet")
+        for slug in order:
             if slug in self.shown:
                 label = TAB_LABELS[slug]
+                if slug == "verzet" and self.alur.id == 9:
+                    label = "Perlawanan"
                 if slug == "putusan" and self.alur.id == 2:
                     label = "Penetapan"
                 elif slug == "putusan" and self.alur.id == 124:
@@ -518,6 +544,159 @@ class _CaseBuilder:
             tabs=tabs,
             extra=self.extra,
         )
+
+    def grasi(self, d_put: dt.date, convict: str) -> None:
+        """detil_grasi.php: a clemency request once the judgment is final (UU 22/2002: a
+        sentence of two years or more); one label/value table. Y/N rows print YA/Tidak, the
+        MA letter number is never printed (line 187), Keterangan goes through the date
+        formatter (line 41) and so prints ' - '."""
+        g, has = self.grng, self.clock.happened
+        final = d_put
+        levels: dict[str, tuple[str | None, str | None]] = {}
+        for level in ("banding", "kasasi"):
+            if level in self.tabs:
+                rec = self.tabs[level]
+                if rec["tanggal_putusan"] is None:
+                    return  # still on appeal (or withdrawn before a decision)
+                levels[level] = (rec["nomor_putusan"], rec["tanggal_putusan"])
+                final = dt.date.fromisoformat(rec["tanggal_putusan"])
+        told = _workday(final + dt.timedelta(g.randint(14, 40)))
+        asked = _workday(told + dt.timedelta(g.randint(5, 60)))
+        if not has(asked):
+            return
+
+        def after(day: dt.date | None, lo: int, hi: int) -> dt.date | None:
+            if day is None:
+                return None
+            nxt = _workday(day + dt.timedelta(g.randint(lo, hi)))
+            return nxt if has(nxt) else None
+
+        to_jaksa = after(asked, 3, 10)
+        to_ma = to_jaksa and after(to_jaksa, 0, 5)
+        hakim = to_ma and after(to_ma, 3, 14)
+        pert = hakim and after(hakim, 20, 60)
+        presiden = pert and after(pert, 60, 150)
+        back = presiden and after(presiden, 10, 40)
+        notified = back and after(back, 1, 7)
+        relative = self.grng.random() < 0.6
+        granted = g.random() < 0.2
+
+        def d(day: dt.date | None) -> str | None:
+            return iso(day) if day else None
+
+        banding = levels.get("banding", (None, None))
+        kasasi = levels.get("kasasi", (None, None))
+        self.tabs["grasi"] = {
+            "nomor_perkara_pn": self.number,
+            "tanggal_putusan_pn": iso(d_put),
+            "nomor_perkara_banding": banding[0],
+            "tanggal_putusan_banding": banding[1],
+            "nomor_perkara_kasasi": kasasi[0],
+            "tanggal_putusan_kasasi": kasasi[1],
+            "nomor_perkara_pk": None,
+            "tanggal_putusan_pk": None,
+            "tanggal_permohonan_grasi": iso(asked),
+            "tanggal_permohonan_penundaan_pidana": iso(asked) if g.random() < 0.1 else None,
+            "nama_terdakwa": convict,
+            "nama_pemohon": f"{g.choice(V.FIRST_NAMES_F)} {g.choice(V.LAST_NAMES)}"
+            if relative
+            else convict,
+            "pekerjaan_pemohon": g.choice(("Ibu Rumah Tangga", "Wiraswasta", "Petani", "Buruh"))
+            if relative
+            else "Narapidana",
+            "alamat_pemohon": f"Jl. {g.choice(('Melati', 'Kenanga', 'Merdeka'))} No. "
+            f"{g.randint(1, 99)}, {self.court.town}",
+            "tanggal_pemberitahuan_putusan_tetap": iso(told),
+            "menjalani_pidana_pengganti": "Tidak",
+            "terpidana_dalam_tahanan": "YA",
+            "denda_dibayar": g.choice(("YA", "Tidak")),
+            "barang_rampasan": "Tidak",
+            "tanggal_pertimbangan_ma": d(pert),
+            "isi_pertimbangan_ma": None
+            if pert is None
+            else "Terdapat cukup alasan untuk mengabulkan permohonan grasi Terpidana"
+            if granted
+            else "Tidak terdapat cukup alasan untuk mengabulkan permohonan grasi Terpidana",
+            "tanggal_pengiriman_berkas_kejaksaan": d(to_jaksa),
+            "nomor_surat_pengiriman_berkas_kejaksaan": None
+            if to_jaksa is None
+            else f"W{g.randint(1, 30)}.U{g.randint(1, 20)}/{g.randint(100, 9999)}/HK.07"
+            f"/{to_jaksa.month}/{to_jaksa.year}",
+            "tanggal_pengiriman_berkas_ma": d(to_ma),
+            "nomor_surat_pengiriman_berkas_ma": None,
+            "tanggal_pengiriman_pertimbangan_hakim": d(hakim),
+            "tanggal_putusan_presiden": d(presiden),
+            "nomor_putusan_presiden": None
+            if presiden is None
+            else f"Keppres No. {g.randint(1, 150)}/G Tahun {presiden.year}",
+            "isi_keputusan_presiden": None
+            if presiden is None
+            else "Mengabulkan permohonan grasi"
+            if granted
+            else "Menolak permohonan grasi",
+            "tanggal_penerimaan_kembali_berkas": d(back),
+            "tanggal_pemberitahuan_putusan": d(notified),
+            "tanggal_penerimaan_tembusan_ba_pelaksanaan": None,
+            "keterangan": None,
+        }
+        self.shown.append("grasi")
+        self.event(asked, "Upaya Hukum", "Permohonan Grasi", "Grasi")
+
+    def putusan_sela(self, day: dt.date, objector: str, party: str) -> None:
+        """putusan_sela.php outside alur 3..6: date, amar and three notice rows that all carry
+        the first party's label (lines 72-81: ``Kepada <label>`` twice, then ``Kepada Pihak
+        <label>``), whoever they went to."""
+        g, has = self.grng, self.clock.happened
+        civil = not self.alur.criminal
+        amar = (
+            [f"Menolak eksepsi {objector};",
+             (f"Menyatakan Pengadilan Negeri {self.court.town} berwenang memeriksa dan mengadili "
+             "perkara ini;"),
+             "Memerintahkan kedua belah pihak untuk melanjutkan pemeriksaan perkara;",
+             "Menangguhkan biaya perkara sampai dengan putusan akhir;"]
+            if civil
+            else [f"Menolak keberatan {objector};",
+                  f"Menyatakan surat dakwaan {self.alur.pihak_1} sah menurut hukum;",
+                  f"Memerintahkan pemeriksaan perkara atas nama {party} dilanjutkan;",
+                  "Menangguhkan biaya perkara sampai dengan putusan akhir;"]
+        )  # fmt: skip
+        label = self.alur.pihak_1
+        notices = []
+        for kepada in (label, label, f"Pihak {label}"):
+            told = _workday(day + dt.timedelta(g.randint(0, 6)))
+            notices.append(
+                {
+                    "kepada": kepada,
+                    "tanggal": iso(told) if has(told) and g.random() < 0.85 else None,
+                }
+            )
+        self.tabs["putusan_sela"] = {
+            "tanggal_putusan_sela": iso(day),
+            "amar_putusan_sela": "\n".join(["MENGADILI:", *amar]),
+            "pemberitahuan": notices,
+        }
+        self.shown.append("putusan_sela")
+
+    def anonymise(self) -> None:
+        """What the views print for jenis perkara 282/13: every name of the Penetapan tab and
+        of the Saksi tab, and the first side's names in the putusan notice tables."""
+        hidden = "Data disamarkan"
+        pen = self.tabs.get("penetapan") or {}
+        for key in ("hakim", "panitera_pengganti", "jurusita_pengganti"):
+            for row in pen.get(key, []):
+                row["nama"] = hidden
+        if "saksi" in self.tabs:
+            self.tabs["saksi"] = [hidden for _ in self.tabs["saksi"]]
+        put = self.tabs.get("putusan")
+        if not put:
+            return
+        meta = self.extra.get("putusan_notices", [])
+        for key, limit in (("pemberitahuan_putusan", 4), ("menerima_putusan", 2),
+                           ("kirim_salinan_putusan", 2)):  # fmt: skip
+            sides = [m["pihakke"] for m in meta if m["pihakke"] <= limit]
+            for row, side in zip(put.get(key, []), sides, strict=False):
+                if side == 1:
+                    row["nama"] = hidden
 
     # ---------------------------------------------------------------- shared parts
     def penetapan(
@@ -710,6 +889,15 @@ class _CaseBuilder:
         # a few appeals are withdrawn (tglCabut): nothing after that day happens
         cabut = _workday(d_req + dt.timedelta(v.randint(7, 60)))
         withdrawn = level != "PK" and v.random() < 0.05 and self.clock.happened(cabut)
+        # a few civil appeals end in a peace agreement reached in mediation at the appeal
+        # level (PERMA 1/2016 art. 33): DATA MEDIASI is filled, the appeal withdrawn
+        peace = (
+            level != "PK"
+            and self.alur.id in (1, 8, 15)
+            and self.clock.happened(cabut)
+            and self.grng.random() < (0.05 if level == "Banding" else 0.15)
+        )
+        withdrawn = withdrawn or peace
 
         def has(day: dt.date | None) -> bool:
             return self.clock.happened(day) and not (
@@ -753,6 +941,8 @@ class _CaseBuilder:
             para.append(row)
         out["para_pihak"] = para
         keterangan = {"Banding": None, "Kasasi": "Keterangan:", "PK": st_app}[level]
+        if peace and keterangan:
+            keterangan += " Para pihak berdamai"
         if withdrawn:  # detil_banding.php:76-78 / detil_kasasi.php:72-81
             lv = "Banding" if level == "Banding" else "kasasi"
             keterangan = "\n".join(
@@ -763,7 +953,20 @@ class _CaseBuilder:
         out["pemohon"] = [
             {"tanggal_permohonan": iso(d_req), "nama": appellant, "keterangan": keterangan}
         ]
-        if self.alur.id in (1, 8, 15):
+        if self.alur.id in (1, 8, 15) and peace:
+            g = self.grng
+            agreed = _workday(cabut - dt.timedelta(g.randint(4, 12)))
+            filed = _workday(agreed + dt.timedelta(g.randint(1, 3)))
+            out["mediasi"] = {
+                "tanggal_kesepakatan": iso(agreed),
+                "tanggal_pengajuan_kesepakatan": iso(filed) if filed <= cabut else None,
+                "mediator": [
+                    {"nama": g.choice(V.MEDIATORS_NON_HAKIM), "status": "Non-Hakim"},
+                    {"nama": g.choice(V.JUDGES), "status": "Hakim"},
+                ][: g.choice((1, 1, 2))],
+                "tanggal_pengiriman_kesepakatan": iso(cabut),
+            }
+        elif self.alur.id in (1, 8, 15):
             out["mediasi"] = {
                 "tanggal_kesepakatan": None,
                 "tanggal_pengajuan_kesepakatan": None,
@@ -877,6 +1080,10 @@ class _CaseBuilder:
         ]
         offence, pasal, act = r.choice(pool)
         self.klasifikasi = offence
+        # the replica files its child-protection cases under a jenis perkara the views
+        # anonymise (282/13): penetapan.php:37-42,87-91,133-137, saksi.php:25-29,
+        # putusan_akhir.php:224-228,378-382,463-467 print 'Data disamarkan'
+        self.disamarkan = offence == "Perlindungan Anak"
         jaksa = [self.jaksa() for _ in range(1 if r.random() < 0.7 else 2)]
         if self.pa:
             jaksa = [self.jaksa()]
@@ -974,6 +1181,9 @@ class _CaseBuilder:
         held = self.hearings(first, agendas, gap)
         if len(held) >= 2:
             self.saksi(n_saksi)
+            if not anak and self.alur.id == 111 and self.grng.random() < 0.08:
+                # the defence's objection (eksepsi) ruled on by an interlocutory judgment
+                self.putusan_sela(held[1], self.alur.kuasa_2, "Terdakwa")
         tuntutan_at = len(agendas) - 3
         months = r.choice((4, 6, 8, 10, 12, 18, 24, 30, 36, 48, 60))
         if len(held) > tuntutan_at:
@@ -1060,6 +1270,9 @@ class _CaseBuilder:
         put["kirim_salinan_putusan_penyidik"] = (
             iso(penyidik) if self.clock.happened(penyidik) and self.vrng.random() < 0.6 else None
         )
+        ended = not anak and self.grng.random() < 0.04
+        if ended:
+            self.penetapan_91(put, subject, who)
         self.tabs["putusan"] = put
         self.shown.append("putusan")
         if self.event(minutasi, "Minutasi", "Minutasi", "Minutasi"):
@@ -1072,8 +1285,37 @@ class _CaseBuilder:
                     item["catatan"] = r.choice(
                         ("Dirampas untuk dimusnahkan", "Dikembalikan kepada saksi", None)
                     )
-        if not anak:
+        if not anak and not ended:
             self.appeal(d_put, True, defendants[0], jaksa[0])
+            if months >= 24 and self.grng.random() < 0.06:
+                self.grasi(d_put, defendants[0])
+
+    def penetapan_91(self, put: JSON, subject: str, who: str) -> None:
+        """A criminal case ended by a penetapan (status_putusan_id 91: withdrawn by the
+        prosecutor, or the right to prosecute lapsed): putusan_akhir.php:50-58 prints
+        "Penetapan" labels, no Status Putusan (line 90) and no Menerima Putusan (line 352), but
+        still the Kirim Salinan Penetapan tables and Kepada Penyidik row."""
+        g = self.grng
+        withdrawn = g.random() < 0.7
+        prosecutor = "Oditur Militer" if self.court.military else "Penuntut Umum"
+        put["tanggal_label"] = "Tanggal Penetapan"
+        put["amar_label"] = "Amar Penetapan"
+        del put["status_putusan_terdakwa"]
+        put.pop("menerima_putusan", None)
+        if withdrawn:
+            put["amar_putusan"] = (
+                f"MENETAPKAN:\nMengabulkan permohonan {prosecutor} untuk mencabut perkara "
+                f"atas nama {subject} {who};\nMemerintahkan {subject} dikeluarkan dari tahanan;"
+                "\nMembebankan biaya perkara kepada negara;"
+            )
+            put["keterangan"] = "Perkara dicabut"
+        else:
+            put["amar_putusan"] = (
+                f"MENETAPKAN:\nMenyatakan kewenangan menuntut pidana terhadap {subject} {who} "
+                f"gugur karena {subject} meninggal dunia;\nMembebankan biaya perkara kepada "
+                "negara;"
+            )
+            put["keterangan"] = f"{subject} meninggal dunia"
 
     # ---------------------------------------------------------------- military
     def informasi(self, letter: dt.date) -> JSON:
@@ -1106,8 +1348,9 @@ class _CaseBuilder:
     # ---------------------------------------------------------------- 119 and 124
     def build_pretrial(self) -> None:
         """Praperadilan (alur 119) and the military legal-opinion request (alur 124): Data
-        Umum, Penetapan and hearings. Their verdict tabs are not generated (the cases stay
-        before the verdict)."""
+        Umum, Penetapan, hearings and the verdict (putusan_akhir.php: 119 prints its Status
+        Putusan as text, 124 "Tanggal Penetapan" / "Petikan Penetapan"; neither prints the
+        criminal Menerima / Kirim Salinan / Penyidik rows, line 351)."""
         r = self.rng
         pra = self.alur.kind == "praperadilan"
         letter = self.clock.after(self.reg, -5, -1)
@@ -1120,6 +1363,7 @@ class _CaseBuilder:
             else None,
         }
         rows: list[tuple[str, str, list[Any]]]
+        what, suspects = "", []
         if pra:
             self.klasifikasi = r.choice(
                 ("Sah atau tidaknya penetapan tersangka", "Sah atau tidaknya penahanan",
@@ -1164,9 +1408,61 @@ class _CaseBuilder:
         _d_phs, first = self.penetapan(self.reg, 1, jurusita=False)
         if first is None:
             return
-        agendas = (["Pembacaan Permohonan", "Jawaban Termohon", "Pembuktian", "Kesimpulan"]
-                   if pra else ["Pemeriksaan Berkas", "Pendapat Oditur"])  # fmt: skip
-        self.hearings(first, agendas, (1, 3))
+        agendas = (
+            ["Pembacaan Permohonan", "Jawaban Termohon", "Pembuktian", "Kesimpulan",
+             "Pembacaan Putusan"]
+            if pra
+            else ["Pemeriksaan Berkas", "Pendapat Oditur", "Pembacaan Penetapan"]
+        )  # fmt: skip
+        held = self.hearings(first, agendas, (1, 3))
+        if len(held) < len(agendas):
+            return
+        d_put = held[-1]
+        self.putusan_day = d_put
+        self.event(d_put, "Putusan", "Putusan", "Putusan")
+        g = self.grng
+        minutasi = _workday(self.clock.after(d_put, 1, 7))
+        put: JSON
+        if pra:
+            status = g.choice(
+                ("Permohonan Ditolak", "Permohonan Ditolak", "Permohonan Dikabulkan",
+                 "Permohonan Tidak Dapat Diterima", "Gugur")
+            )  # fmt: skip
+            amar = {
+                "Permohonan Ditolak": "Menolak permohonan Praperadilan Pemohon untuk seluruhnya;",
+                "Permohonan Dikabulkan": "Mengabulkan permohonan Praperadilan Pemohon;\n"
+                f"Menyatakan {what} atas diri Pemohon tidak sah;",
+                "Permohonan Tidak Dapat Diterima": "Menyatakan permohonan Praperadilan Pemohon "
+                "tidak dapat diterima;",
+                "Gugur": "Menyatakan permohonan Praperadilan Pemohon gugur;",
+            }[status]
+            put = {
+                "tanggal_label": "Tanggal Putusan",
+                "tanggal_putusan": iso(d_put),
+                "status_putusan": status,
+                "amar_label": "Amar Putusan",
+                "amar_putusan": "MENGADILI:\n" + amar + "\nMembebankan biaya perkara kepada "
+                "Pemohon sejumlah nihil;",
+            }
+        else:
+            put = {
+                "tanggal_label": "Tanggal Penetapan",
+                "tanggal_putusan": iso(d_put),
+                "amar_label": "Petikan Penetapan",
+                "amar_putusan": "MENETAPKAN:\n"
+                + g.choice(
+                    ("Menyatakan perkara {} diselesaikan menurut hukum disiplin prajurit;",
+                     ("Menyatakan perkara {} diserahkan kepada Oditurat Militer untuk "
+                      "dilimpahkan ke Pengadilan Militer;"))
+                ).format(f"{self.alur.pihak_14} {', '.join(suspects)}"),
+            }  # fmt: skip
+        put["tanggal_minutasi"] = iso(minutasi) if self.clock.happened(minutasi) else None
+        put["keterangan"] = None
+        sides = [(k + 1, p["label"], p["nama"]) for k, p in enumerate(self.header_parties)]
+        self.putusan_parties(put, self.notices(d_put, sides, 0.9), criminal=False)
+        self.tabs["putusan"] = put
+        self.shown.append("putusan")
+        self.event(minutasi, "Minutasi", "Minutasi", "Minutasi")
 
     # ---------------------------------------------------------------- tilang
     def build_tilang(self) -> None:
@@ -1268,6 +1564,9 @@ class _CaseBuilder:
             self.klasifikasi = r.choice(V.PA_G if pa else V.PERDATA_G)
         elif kind == "permohonan":
             self.klasifikasi = r.choice(V.PA_P if pa else V.PERDATA_P)
+        elif kind == "pailit":
+            r.choice(V.PERDATA_GS)  # (the stream draws as for the alur 1 case it replaced)
+            self.klasifikasi = "Kepailitan"
         else:
             self.klasifikasi = r.choice(V.PERDATA_GS)
         p1 = [self.civil_party() for _ in range(1 if r.random() < 0.8 else 2)]
@@ -1318,9 +1617,16 @@ class _CaseBuilder:
                 if kind == "gugatan"
                 else r.randint(5, 450) * 1_000_000
             )
-        g = "Pemohon" if kind == "permohonan" else "Penggugat"
-        t = "Tergugat"
-        if kind == "permohonan":
+        g = "Pemohon" if kind in ("permohonan", "pailit") else "Penggugat"
+        t = "Termohon" if kind == "pailit" else "Tergugat"
+        if kind == "pailit":
+            items = [
+                f"Mengabulkan permohonan {g} untuk seluruhnya;",
+                f"Menyatakan {t} {p2[0]} pailit dengan segala akibat hukumnya;",
+                "Menunjuk Hakim Pengawas dan mengangkat Kurator;",
+                f"Membebankan biaya kepailitan kepada {t};",
+            ]
+        elif kind == "permohonan":
             items = [
                 f"Mengabulkan permohonan {g} untuk seluruhnya;",
                 f"Menyatakan sah {self.klasifikasi.lower()} sebagaimana dimohonkan {g};",
@@ -1354,7 +1660,16 @@ class _CaseBuilder:
         ledger.add(self.reg, "Biaya Proses", None, 75_000)
 
         judges = 3 if kind == "gugatan" else 1
-        d_phs, first = self.penetapan(self.reg, judges, jurusita=True)
+        start = self.reg
+        if tun and self.grng.random() < 0.3:
+            # the chairman's dismissal procedure (UU 5/1986 art. 62) recorded in SIPP
+            proceeds = self.dismissal_ptun(p1, p2)
+            if proceeds is None:
+                self.tabs["biaya_perkara"] = ledger.stages()
+                self.shown.append("biaya_perkara")
+                return
+            start = proceeds
+        d_phs, first = self.penetapan(start, judges, jurusita=True)
         self.shown.append("biaya_perkara")
         if first is None:
             self.tabs["biaya_perkara"] = ledger.stages()
@@ -1383,16 +1698,45 @@ class _CaseBuilder:
         elif kind == "sederhana":
             agendas = ["Pemeriksaan Pendahuluan", "Perdamaian", "Pembuktian", "Pembacaan Putusan"]
             gap = (2, 5)
+        elif kind == "pailit":
+            # UU 37/2004 art. 8(5): the petition is decided within 60 days
+            agendas = ["Pemeriksaan Permohonan", "Jawaban Termohon", "Pembuktian", "Kesimpulan",
+                       "Pembacaan Putusan"]  # fmt: skip
+            gap = (3, 8)
         else:
             agendas = ["Pemeriksaan Permohonan", "Pembuktian", "Pembacaan Penetapan"]
             gap = (5, 9)
-        verstek = kind != "permohonan" and r.random() < 0.1
+        # (PTUN knows no verstek: the draw is kept so the stream stays as it was)
+        verstek = kind != "permohonan" and r.random() < 0.1 and not tun and kind != "pailit"
         if verstek:
             agendas = [agendas[0], "Pembuktian Penggugat", "Pembacaan Putusan"]
+        # a few small claims are found not to be one at the preliminary examination
+        # (PERMA 4/2019 art. 11): the dismissal penetapan ends the case
+        dismissed = kind == "sederhana" and self.grng.random() < 0.06
+        # ... and a few lapse when the plaintiff does not come to the first hearing
+        # (PERMA 4/2019 art. 13): the penetapan gugur ends the case
+        lapsed = kind == "sederhana" and not dismissed and self.grng.random() < 0.05
+        if dismissed or lapsed:
+            agendas = agendas[:1]
         assert start_trial is not None
         held = self.hearings(start_trial, agendas, gap, prefix)
+        if "perlawanan_rows" in self.extra:
+            # the Perlawanan's hearings come first in Jadwal Sidang
+            self.tabs["jadwal_sidang"] = self.extra.pop("perlawanan_rows") + self.tabs.get(
+                "jadwal_sidang", []
+            )
+            if "jadwal_sidang" not in self.shown:
+                self.shown.append("jadwal_sidang")
+        if dismissed or lapsed:
+            if held:
+                (self.dismissal_gs if dismissed else self.penetapan_gugur)(held[0])
+            self.tabs["biaya_perkara"] = ledger.stages()
+            return
         if kind == "gugatan" and not verstek and len(held) >= 2 and self.alur.id != 9:
             self.counterclaims(held[1], p1, p2)
+        if self.alur.id == 1 and not verstek and len(held) >= 3 and self.grng.random() < 0.05:
+            # an objection to the court's competence decided by an interlocutory judgment
+            self.putusan_sela(held[2], "Tergugat", "Tergugat")
         if "mediasi" in self.tabs and len(held) >= 3 and r.random() < 0.06:
             self.peace_attempt(held[2])
         if any("Pembuktian" in a for a in agendas[: len(held)]) and r.random() < 0.6:
@@ -1410,6 +1754,8 @@ class _CaseBuilder:
         )
         if verstek:
             outcome = "Dikabulkan Verstek"
+        if kind == "pailit" and outcome == "Dikabulkan Sebagian":
+            outcome = "Dikabulkan"
         minutasi = _workday(self.clock.after(d_put, 1, 21))
         notices: list[JSON] = []
         for pihakke, p in enumerate(self.header_parties, 1):
@@ -1447,7 +1793,7 @@ class _CaseBuilder:
                 "MENGADILI:",
                 (
                     f"{'Mengabulkan' if outcome.startswith('Dikabulkan') else 'Menolak'} "
-                    f"{'permohonan' if kind == 'permohonan' else 'gugatan'} {g}"
+                    f"{'permohonan' if kind in ('permohonan', 'pailit') else 'gugatan'} {g}"
                     f"{' untuk sebagian' if outcome == 'Dikabulkan Sebagian' else ''};"
                 ),
                 (
@@ -1457,6 +1803,8 @@ class _CaseBuilder:
                 ),
             ]
         )
+        if kind == "pailit":
+            self.kepailitan(put, d_put, outcome == "Dikabulkan", p2[0])
         self.putusan_parties(put, notices, criminal=False)
         put["tanggal_minutasi"] = iso(minutasi) if self.clock.happened(minutasi) else None
         put["keterangan"] = None
@@ -1469,7 +1817,7 @@ class _CaseBuilder:
         if verstek and self.verzet(d_put):
             self.tabs["biaya_perkara"] = ledger.stages()
             return
-        if kind != "permohonan":
+        if kind not in ("permohonan", "pailit"):  # (a bankruptcy goes to kasasi directly)
             self.appeal(d_put, False, p2[0], p1[0])
             if "banding" in self.tabs:
                 d_req = dt.date.fromisoformat(
@@ -1614,6 +1962,232 @@ class _CaseBuilder:
                 "hasil": "Tidak Berhasil" if done else None,
             }
         )
+
+    def kepailitan(self, put: JSON, d_put: dt.date, granted: bool, debtor: str) -> None:
+        """putusan_akhir.php:167-198: alur 3 prints seven more rows (supervisory judge,
+        curator, State Gazette and newspaper announcements), empty when the petition failed."""
+        g, has = self.grng, self.clock.happened
+        keys = ("tanggal_penetapan_hakim_pengawas", "nomor_penetapan_hakim_pengawas",
+                "hakim_pengawas", "kurator", "tanggal_berita_negara", "tanggal_surat_kabar",
+                "nama_surat_kabar")  # fmt: skip
+        put.update(dict.fromkeys(keys))
+        if put["sumber_hukum"]:
+            put["sumber_hukum"] = ["UU No. 37 Tahun 2004 tentang Kepailitan dan PKPU"]
+        put["amar_putusan"] = put["amar_putusan"].replace(
+            "Mengabulkan permohonan Pemohon;",
+            f"Mengabulkan permohonan Pemohon;\nMenyatakan Termohon {debtor} pailit dengan "
+            "segala akibat hukumnya;",
+        )
+        if not granted:
+            return
+        put["tanggal_penetapan_hakim_pengawas"] = iso(d_put)
+        put["nomor_penetapan_hakim_pengawas"] = self.number
+        put["hakim_pengawas"] = g.choice(V.JUDGES)
+        put["kurator"] = f"{g.choice(V.FIRST_NAMES_F)} {g.choice(V.LAST_NAMES)}, S.H."
+        gazette = _workday(d_put + dt.timedelta(g.randint(5, 14)))
+        paper = _workday(d_put + dt.timedelta(g.randint(3, 10)))
+        put["tanggal_berita_negara"] = iso(gazette) if has(gazette) else None
+        put["tanggal_surat_kabar"] = iso(paper) if has(paper) and g.random() < 0.8 else None
+        put["nama_surat_kabar"] = g.choice(("Harian Replika Pos", "Kompas", "Media Indonesia"))
+
+    def dismissal_ptun(self, p1: list[str], p2: list[str]) -> dt.date | None:
+        """PTUN dismissal (dismissal.php, alur 9): summons, then Lolos (the case goes on from
+        the returned day) or Tidak Lolos (notified to both sides; perhaps a Perlawanan,
+        verzet.php with PTUN wording, which when granted lets the case go on)."""
+        g, has = self.grng, self.clock.happened
+        summons: list[JSON] = []
+        day = last = _workday(self.reg + dt.timedelta(g.randint(2, 6)))
+        for _ in range(g.choice((1, 1, 2))):
+            if not has(day):
+                return None  # the procedure is still running: nothing recorded yet
+            last = day
+            summons.append(
+                {
+                    "tanggal": iso(day),
+                    "status_kehadiran": g.choice(("Hadir", "Hadir", "Tidak Hadir")),
+                }
+            )
+            day = _workday(day + dt.timedelta(g.randint(5, 8)))
+        decided = _workday(last + dt.timedelta(g.randint(2, 6)))
+        if not has(decided):
+            return None
+        lolos = g.random() < 0.85
+        rec: JSON = {
+            "panggilan": summons,
+            "tanggal_penetapan": iso(decided),
+            "hasil": "Lolos" if lolos else "Tidak Lolos",
+            "amar": "Menyatakan gugatan Penggugat lolos proses dismissal;"
+            if lolos
+            else g.choice(
+                ("Menyatakan gugatan Penggugat tidak diterima;",
+                 ("Menyatakan gugatan Penggugat tidak diterima karena pokok gugatan nyata-nyata "
+                 "tidak termasuk wewenang Pengadilan;\nMembebankan biaya perkara kepada "
+                 "Penggugat;"))
+            ),
+        }  # fmt: skip
+        self.tabs["dismissal"] = [rec]
+        self.shown.append("dismissal")
+        if lolos:
+            self.event(decided, "Penetapan", "Penetapan Dismissal", None)
+            return decided
+        self.event(decided, "Penetapan", "Penetapan Dismissal", "Penetapan Dismissal")
+        for key in ("tanggal_pemberitahuan_penggugat", "tanggal_pemberitahuan_tergugat"):
+            told = _workday(decided + dt.timedelta(g.randint(1, 5)))
+            rec[key] = iso(told) if has(told) and g.random() < 0.9 else None
+        if g.random() >= 0.5:
+            return None
+        return self.perlawanan(decided)
+
+    def perlawanan(self, decided: dt.date) -> dt.date | None:
+        """The PTUN Perlawanan against a dismissal (verzet.php with ``$status`` Perlawanan,
+        the /PLW/ number, no Putusan Verstek row, no mediation: the Data Mediator table's one
+        empty row). Returns the day the case goes on when it is granted."""
+        g, has = self.grng, self.clock.happened
+        d_reg = _workday(decided + dt.timedelta(g.randint(3, 13)))
+        if not self.event(d_reg, "Perlawanan", "Pendaftaran Perlawanan", "Perlawanan"):
+            return None
+        no = self.number.split("/")
+        d_pmh = _workday(d_reg + dt.timedelta(g.randint(1, 3)))
+        d_phs = _workday(d_pmh + dt.timedelta(g.randint(1, 4)))
+        first = _workday(d_phs + dt.timedelta(g.randint(3, 10)))
+        rec: JSON = {
+            "nomor_perkara": self.number,
+            "nomor_perkara_verzet": f"{no[0]}/PLW/{no[2]}/{no[3]}",
+            "tanggal_pendaftaran": iso(d_reg),
+            "tanggal_penetapan_majelis": None,
+            "majelis_hakim": [],
+            "tanggal_penetapan_panitera_pengganti": None,
+            "panitera_pengganti": None,
+            "tanggal_penetapan_jurusita": None,
+            "jurusita": None,
+            "tanggal_penetapan_sidang": None,
+            "tanggal_sidang_pertama": None,
+            "tanggal_penetapan_mediator": None,
+            "nomor_penetapan_mediator": None,
+            "mediator": [],
+            "tanggal_mulai_mediasi": None,
+            "tanggal_hasil_mediasi": None,
+            "hasil_mediasi": None,
+            "tanggal_putusan": None,
+            "sumber_hukum": None,
+            "status_putusan": None,
+            "amar_putusan": None,
+            "tanggal_pemberitahuan_putusan": None,
+            "tanggal_pemberitahuan_penggugat": None,
+            "tanggal_pemberitahuan_tergugat": None,
+        }
+        self.tabs["verzet"] = [rec]
+        self.shown.append("verzet")
+        if not has(d_pmh):
+            return None
+        rec["tanggal_penetapan_majelis"] = iso(d_pmh)
+        rec["majelis_hakim"] = g.sample(V.JUDGES, 3)
+        rec["tanggal_penetapan_panitera_pengganti"] = iso(d_pmh)
+        rec["panitera_pengganti"] = g.choice(V.CLERKS)
+        rec["tanggal_penetapan_jurusita"] = iso(d_pmh)
+        rec["jurusita"] = g.choice(V.BAILIFFS) if g.random() < 0.7 else None
+        if not has(d_phs):
+            return None
+        rec["tanggal_penetapan_sidang"] = iso(d_phs)
+        rec["tanggal_sidang_pertama"] = iso(first)
+        rows: list[JSON] = []
+        day = first
+        for agenda in ("Pemeriksaan Perlawanan", "Pembacaan Putusan Perlawanan"):
+            if day > TODAY:
+                rows.append(hearing_row(day, agenda, V.ROOMS[0], None, None, upcoming=True,
+                                        jenis="Sidang Perlawanan"))  # fmt: skip
+                break
+            rows.append(hearing_row(day, agenda, V.ROOMS[0], None, ATTENDANCE_CIVIL,
+                                    jenis="Sidang Perlawanan"))  # fmt: skip
+            day = _workday(day + dt.timedelta(g.randint(5, 10)))
+        self.tabs["jadwal_sidang"] = list(rows)
+        self.shown.append("jadwal_sidang")
+        if len(rows) < 2 or rows[-1]["dihadiri_oleh"] is None:
+            return None
+        d_put = dt.date.fromisoformat(rows[-1]["tanggal"])
+        granted = g.random() < 0.25
+        self.event(d_put, "Perlawanan", "Putusan Perlawanan", "Putusan Perlawanan")
+        rec["tanggal_putusan"] = iso(d_put)
+        rec["sumber_hukum"] = "UU No. 5 Tahun 1986 jo. UU No. 51 Tahun 2009"
+        rec["status_putusan"] = "Perlawanan Dikabulkan" if granted else "Perlawanan Ditolak"
+        rec["amar_putusan"] = "\n".join(
+            ["MENGADILI:",
+             "Menyatakan perlawanan Pelawan benar;" if granted
+             else "Menyatakan perlawanan Pelawan tidak benar;",
+             "Membatalkan Penetapan Dismissal tersebut;" if granted
+             else "Mempertahankan Penetapan Dismissal tersebut;"]
+        )  # fmt: skip
+        told = _workday(d_put + dt.timedelta(g.randint(1, 5)))
+        if has(told):
+            rec["tanggal_pemberitahuan_putusan"] = iso(told)
+            rec["tanggal_pemberitahuan_penggugat"] = iso(told)
+            rec["tanggal_pemberitahuan_tergugat"] = iso(told)
+        if not granted:
+            return None
+        # the case goes on in the ordinary procedure; Jadwal Sidang gets its hearings after
+        self.extra["perlawanan_rows"] = rows
+        return d_put
+
+    def side_notices(self, day: dt.date) -> list[JSON]:
+        """The per-side notice rows of dismissal.php / penetapan_gugur.php (``pihakke`` kept
+        for the renderer; none yet in a tenth of the cases: 'Belum diBeritahukan')."""
+        g, has = self.grng, self.clock.happened
+        notices = []
+        for pihakke, p in enumerate(self.header_parties[:2], 1):
+            for urutan, name in enumerate(p["nama"], 1):
+                told = _workday(day + dt.timedelta(g.randint(1, 7)))
+                notices.append(
+                    {"status": f"{p['label']} {urutan}", "nama": name,
+                     "tanggal": iso(told) if has(told) and g.random() < 0.9 else None,
+                     "pihakke": pihakke}
+                )  # fmt: skip
+        return [] if g.random() < 0.1 else notices
+
+    def penetapan_gugur(self, d_first: dt.date) -> None:
+        """penetapan_gugur.php (alur 8): the plaintiff stayed away from the first hearing;
+        detil_perkara.php:158,188 list Penetapan Gugur and no Putusan."""
+        g, has = self.grng, self.clock.happened
+        d_gugur = _workday(d_first + dt.timedelta(g.randint(0, 2)))
+        if not has(d_gugur):
+            return
+        notices = self.side_notices(d_gugur)
+        self.extra["gugur_sides"] = [n.pop("pihakke") for n in notices]
+        self.tabs["penetapan_gugur"] = [
+            {
+                "tanggal_penetapan": iso(d_gugur),
+                "amar_penetapan": "Menyatakan gugatan Penggugat gugur;\nMembebankan biaya "
+                "perkara kepada Penggugat.",
+                "pemberitahuan_putusan": notices,
+            }
+        ]
+        self.shown.append("penetapan_gugur")
+        self.event(d_gugur, "Penetapan", "Penetapan Gugur", "Penetapan Gugur")
+
+    def dismissal_gs(self, d_pp: dt.date) -> None:
+        """Dismissal of a small claim (dismissal.php, alur 8): date, amar and the per-side
+        notice tables; detil_perkara.php:96,158 then list no Jadwal Sidang and no Putusan."""
+        g, has = self.grng, self.clock.happened
+        d_dis = _workday(d_pp + dt.timedelta(g.randint(0, 3)))
+        if not has(d_dis):
+            return
+        self.shown = [slug for slug in self.shown if slug != "jadwal_sidang"]
+        notices = self.side_notices(d_dis)
+        self.extra["dismissal_sides"] = [n.pop("pihakke") for n in notices]
+        self.tabs["dismissal"] = [
+            {
+                "tanggal_penetapan": iso(d_dis),
+                "amar": g.choice(
+                    (("Menyatakan gugatan Penggugat bukan gugatan sederhana;\nMencoret perkara "
+                     "dari register perkara;\nMemerintahkan Panitera mengembalikan sisa panjar "
+                     "biaya perkara kepada Penggugat;"),
+                     ("Menyatakan perkara ini tidak termasuk gugatan sederhana;\nMembebankan "
+                     "biaya perkara kepada Penggugat;"))
+                ),
+                "pemberitahuan_putusan": notices,
+            }
+        ]  # fmt: skip
+        self.shown.append("dismissal")
+        self.event(d_dis, "Penetapan", "Penetapan Dismissal", "Penetapan Dismissal")
 
     def verzet(self, d_put: dt.date) -> bool:
         """Verzet tab (verzet.php, civil wording) on a verstek judgment; True when filed."""

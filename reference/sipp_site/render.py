@@ -925,6 +925,26 @@ def frag_putusan(case: Case, warm: bool) -> str:
         f"{e(data['amar_label'])}</font></td>"
         f"<td class='wrapword'>{long_text(amar) if amar else ''}</td></tr>\n"
     )
+    if "hakim_pengawas" in data:  # putusan_akhir.php:167-198 (alur 3)
+
+        def pad(label: str, value: str) -> str:
+            return (
+                f'\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child"><font color="white">{label}</font></td>\n'
+                f'\t\t\t\t\t<td style="padding:0px;padding-left:5px;">{value}</td>\n\t\t\t\t</tr>\n'
+            )
+
+        def when(key: str) -> str:
+            return date_id(_d(data[key])) if data[key] else ""
+
+        rows += [
+            pad("Tanggal Penetapan Hakim Pengawas", when("tanggal_penetapan_hakim_pengawas")),
+            pad("Nomor Penetapan Hakim Pengawas", e(data["nomor_penetapan_hakim_pengawas"] or "")),
+            pad("Hakim Pengawas", e(data["hakim_pengawas"] or "")),
+            pad("Kurator", e(data["kurator"] or "")),
+            pad("Tanggal pengumuman dalam Berita Negara RI", when("tanggal_berita_negara")),
+            pad("Tanggal dimuat dalam Surat Kabar", when("tanggal_surat_kabar")),
+            pad("Nama Surat Kabar", e(data["nama_surat_kabar"] or "")),
+        ]
     kata = data["tanggal_label"].removeprefix("Tanggal ")
     notices = data["pemberitahuan_putusan"]
     rows.append(
@@ -959,6 +979,41 @@ def frag_putusan(case: Case, warm: bool) -> str:
         '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
         + "".join(rows)
         + "\t\t</tbody>\n\t</table>\n</div>"
+    )
+
+
+def frag_putusan_sela(case: Case, warm: bool) -> str:
+    """``perkara_tab/putusan_sela.php`` outside alur 3..6: date, amar, and the three notice
+    rows labelled with the session's first-party label (red error text when not warm)."""
+    data: JSON = case.tabs["putusan_sela"]
+
+    def row(label: str, value: str, top: bool = False) -> str:
+        style = ' style="vertical-align: top;"' if top else ""
+        return (
+            f'\t\t\t<tr>\n\t\t\t\t<td id="first-child"{style}><font color="white">{label}</font></td>\n'
+            f"\t\t\t\t<td>{value}</td>\n\t\t\t</tr>\n"
+        )
+
+    rows = [row("Tanggal Putusan Sela", date_id(_d(data["tanggal_putusan_sela"])))]
+    rows.append(
+        '\t\t\t<tr>\n\t\t\t\t<td id="first-child" style="vertical-align: top;"><font color="white">'
+        "Amar Putusan Sela</font></td>\n"
+        f"\t\t\t\t<td class='wrapword'>{long_text(data['amar_putusan_sela'])}</td>\n\t\t\t</tr>\n"
+    )
+    label = case.alur.pihak_1 if warm else LABEL_ERROR
+    for k, notice in enumerate(data["pemberitahuan"]):
+        kepada = f"Pihak {label}" if k == 2 else label
+        day = notice["tanggal"]
+        rows.append(
+            row(f"Pemberitahuan Putusan Sela Kepada {e(kepada)}", date_id(_d(day)) if day else "")
+        )
+    return (
+        '<style type="text/css">\n#infoPerkara .wrapword li {\n  display: list-item !important;\n'
+        "  clear: both;\n  float: none !important;\n}\n</style>\n"
+        '<div style="font-size:14px;">\n\t<table id=\'infoPerkara\' style="font-size:14px;width:100%;">\n'
+        '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
+        + "".join(rows)
+        + "\t\t\t<tr>\n\t\t\t\t<td colspan='2'></td>\n\t\t\t</tr>\n\t\t</tbody>\n\t</table>\n</div>"
     )
 
 
@@ -1006,6 +1061,31 @@ def _appeal_info(rows: Sequence[tuple[str, str]]) -> str:
         '\t\t<col width="23%">\n\t\t<col width="78%">\n\t\t<tbody>\n'
         '\t\t\t<tr>\n\t\t\t\t<td style="padding:1px;"></td>\n\t\t\t</tr>\n'
         f'{body}\t\t\t<tr>\n\t\t\t\t<td colspan="2"></td>\n\t\t\t</tr>\n\t\t</tbody>\n\t</table>\n'
+    )
+
+
+def _mediator_table(mediators: Sequence[JSON]) -> str:
+    """detil_banding.php:131-178 / detil_kasasi.php:127-174: ``-`` without a mediator, else a
+    ``No | Nama | Status Mediator`` table whose rows each end with a second ``<tr>``."""
+    if not mediators:
+        return "-"
+    rows = "".join(
+        "<tr><td style='text-align:center; vertical-align:top'>"
+        f"{k + 1}</td><td style='text-align:left; vertical-align:top;'>{e(m['nama'])}<br></td>"
+        f"<td style='text-align:left; vertical-align:top'>{e(m['status'])}</td><tr>"
+        for k, m in enumerate(mediators)
+    )
+    return (
+        '\n\t\t\t\t                <div class="cssTable" style="">\n'
+        '                    <table id="tableinfo" style="margin:0px;padding:0px;">\n'
+        '                        <col style="width:5%">\n                        <col style="width:75%">\n'
+        '                        <col style="width:20%">\n                        <tbody>\n'
+        "                            <tr>\n                                <td>No</td>\n"
+        "                                <td>Nama</td>\n"
+        "                                <td>Status Mediator</td>\n"
+        "                                \n                            </tr>\n"
+        f"\t                            {rows}                        </tbody>\n"
+        "                    </table>\n                                "
     )
 
 
@@ -1070,7 +1150,7 @@ def frag_appeal(data: JSON, slug: str) -> str:
                         "Tanggal Pengajuan Kesepakatan Perdamaian",
                         date_id(_d(m["tanggal_pengajuan_kesepakatan"])).strip(),
                     ),
-                    ("Data Mediator", "-"),
+                    ("Data Mediator", _mediator_table(m["mediator"])),
                     (
                         f"Tanggal Pengiriman Hasil Kesepakatan {to}",
                         date_id(_d(m["tanggal_pengiriman_kesepakatan"])).strip(),
@@ -1141,6 +1221,8 @@ def fragment(case: Case, slug: str, warm: bool) -> str:
         body = _empty("DATA TIDAK DITEMUKAN")
     elif slug == "putusan":
         body = frag_putusan(case, warm)
+    elif slug == "putusan_sela":
+        body = frag_putusan_sela(case, warm)
     elif slug in ("banding", "kasasi", "pk"):
         body = frag_appeal(data, slug)
     else:  # pragma: no cover - every generated slug is handled above
@@ -1162,7 +1244,12 @@ OTHER_TABS: dict[str, Callable[[Case, Any], str]] = {
     "biaya_perkara": lambda c, d: RT.biaya(d or []),
     "barang_bukti": lambda c, d: RT.barang_bukti(d or []),
     "diversi": lambda c, d: RT.diversi(d or []),
-    "verzet": lambda c, d: RT.verzet(d or []),
+    "verzet": lambda c, d: RT.verzet(d or [], c.alur.id == 9),
+    "grasi": lambda c, d: RT.grasi(d),
+    "penetapan_gugur": lambda c, d: RT.penetapan_gugur(d or [], c.extra.get("gugur_sides", [])),
+    "dismissal": lambda c, d: RT.dismissal(
+        d or [], c.alur.id == 9, c.extra.get("dismissal_sides", [])
+    ),
     "ikrar_talak": lambda c, d: RT.ikrar_talak(d or []),
     "intervensi": lambda c, d: RT.intervensi(d or [], c.alur.id == 9),
     "rekonvensi": lambda c, d: RT.rekonvensi(d or []),

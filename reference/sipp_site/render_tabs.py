@@ -438,9 +438,219 @@ _CLOSE = "    </tbody>\n</table>\n"
 _SEP = "\t<tr><td colspan=\"2\" style='background:white;'></td></tr>\n"
 
 
-def verzet(data: list[JSON]) -> str:
-    """``verzet.php`` for civil courts (``Verzet``; PTUN prints ``Perlawanan``)."""
-    status = "Verzet"
+def _green_row(title: str) -> str:
+    return (
+        "\t\t\t\t<tr>\n\t\t\t\t\t<td colspan='2' style=\"background-color:#A3DBA8;padding:5px;\">"
+        f"{title}</td>\n\t\t\t\t</tr>\n"
+    )
+
+
+def _plain_row(label: str, value: str, top: bool = False) -> str:
+    style = ' style="vertical-align:top;"' if top else ""
+    return (
+        f'\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child"{style}>{label}</td>\n'
+        f"\t\t\t\t\t<td>{value}</td>\n\t\t\t\t</tr>\n"
+    )
+
+
+def _dismissal_notices(rows: list[JSON], sides: list[int]) -> str:
+    """dismissal.php:116-189: the pihakke 1 table whenever any notice exists, ``<br>``, the
+    pihakke 2 table when that side has one, else ``Belum diBeritahukan``."""
+    if not rows:
+        return "\n\t\t\t\t\t\tBelum diBeritahukan\t\t\t\t\t"
+
+    def table(side: int) -> str:
+        body = "".join(
+            f"<tr><td>{e(r['status'])}</td><td>{e(r['nama'])}</td><td>{day(r['tanggal']) if r['tanggal'] else ''}</td></tr>"
+            for r, s in zip(rows, sides, strict=True)
+            if s == side
+        )
+        return (
+            '\n\t\t\t\t\t\t<div class="cssTable">\n\t\t\t\t\t\t\t<table id="tableinfo" style="margin:0px;padding:0px;">\n'
+            '\t\t\t\t\t\t\t\t<col width="20%">\n\t\t\t\t\t\t\t\t<col width="55%">\n\t\t\t\t\t\t\t\t<col width="25%">\n'
+            "\t\t\t\t\t\t\t\t<tbody>\n\t\t\t\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t\t\t\t<td>Status</td>\n"
+            "\t\t\t\t\t\t\t\t\t\t<td>Nama</td>\n\t\t\t\t\t\t\t\t\t\t<td>Tanggal Pemberitahuan Putusan</td>\n"
+            f"\t\t\t\t\t\t\t\t\t</tr>\n\t\t\t\t\t\t\t\t{body}\t\t\t\t\t\t\t\t</tbody>\n"
+            "\t\t\t\t\t\t\t</table>\n\t\t\t\t\t\t</div>\n"
+        )
+
+    out = table(1) + "<br>"
+    if 2 in sides:
+        out += table(2)
+    return out + "\t\t\t\t\t"
+
+
+def dismissal(data: list[JSON], ptun: bool, sides: list[int]) -> str:
+    """``dismissal.php``: PTUN (alur 9) with its summons block, the Lolos / Tidak Lolos row
+    and, when Tidak Lolos, the notification block; alur 8 with the per-side notice tables."""
+    out = [
+        WRAPWORD_STYLE,
+        (
+            '<div style="font-size:14px;">\n\t<table id=\'infoPerkara\' style="font-size:14px;width:100%;">\n'
+            '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
+        ),
+    ]
+    hasil = ""
+    if ptun:
+        summons = [x for r in data for x in r.get("panggilan", [])]
+        cell = ""
+        if summons:
+            cell = (
+                '\n\t\t\t\t\t\t<div class="cssTable" style="margin:0px;padding:0px;width:75%">\n'
+                '\t\t\t\t\t\t\t<table id="tableinfo" style="margin:0px;padding:0px;width:100%">\n'
+                '\t\t\t\t\t\t\t\t<col width="3%">\n\t\t\t\t\t\t\t\t<col width="15%">\n\t\t\t\t\t\t\t\t<col width="20%">\n'
+                "\t\t\t\t\t\t\t\t<tbody>\n\t\t\t\t\t\t\t\t\t<tr>\n\t\t\t\t\t\t\t\t\t\t<td>No</td>\n"
+                "\t\t\t\t\t\t\t\t\t\t<td>Tanggal Panggilan</td>\n\t\t\t\t\t\t\t\t\t\t<td>Status Kehadiran</td>\n"
+                "\t\t\t\t\t\t\t\t\t</tr>\n\t\t\t\t\t\t\t\t"
+                + "".join(
+                    f"<tr><td>{k}</td><td>{day(x['tanggal']) if x['tanggal'] else ''}</td>"
+                    f"<td>{e(x['status_kehadiran'])}</td></tr>"
+                    for k, x in enumerate(summons, 1)
+                )
+                + "\t\t\t\t\t\t\t\t</tbody>\n\t\t\t\t\t\t\t</table>\n\t\t\t\t\t\t</div>\n\t\t\t\t\t\t"
+            )
+        out.append(_green_row("Data Panggilan Dismissal"))
+        out.append(_plain_row("Jadwal Panggilan Dismissal", cell, top=True))
+    out.append(_green_row("Data Penetapan Dismissal"))
+    for r in data:
+        out.append(_plain_row("Tanggal Penetapan", day(r["tanggal_penetapan"])))
+        if ptun:
+            hasil = r["hasil"]
+            out.append(_plain_row("Penetapan Dismissal", e(hasil)))
+        out.append(
+            '\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child" style="vertical-align: top;">'
+            "Pertimbangan Hukum dan Amar</td>\n"
+            f"\t\t\t\t\t<td class='wrapword'>{long_html(r['amar'])}</td>\n\t\t\t\t</tr>\n"
+            "\t\t\t\t<tr>\n\t\t\t\t\t<td colspan='2'></td>\n\t\t\t\t</tr>\n"
+        )
+    if not data:
+        out.append(NOT_FOUND_ROW)
+    if not ptun:
+        notices = [n for r in data for n in r["pemberitahuan_putusan"]]
+        out.append(
+            _plain_row("Pemberitahuan Putusan", _dismissal_notices(notices, sides), top=True)
+        )
+    elif hasil == "Tidak Lolos":
+        out.append(_green_row("Data Pemberitahuan Penetapan Dismissal"))
+        r = data[-1]
+        out.append(
+            _plain_row(
+                "Pemberitahuan Kepada Penggugat",
+                day(r["tanggal_pemberitahuan_penggugat"]),
+                top=True,
+            )
+        )
+        out.append(
+            _plain_row(
+                "Pemberitahuan Kepada Tergugat", day(r["tanggal_pemberitahuan_tergugat"]), top=True
+            )
+        )
+    out.append("\t\t</tbody>\n\t</table>\n</div>\n")
+    return "".join(out)
+
+
+#: detil_grasi.php:57-219: label, truth key, kind ("date", "text", "yn", "never", "dash")
+_GRASI_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("Nomor Perkara PN", "nomor_perkara_pn", "text"),
+    ("Putusan PN", "tanggal_putusan_pn", "date"),
+    ("Nomor Perkara Banding", "nomor_perkara_banding", "text"),
+    ("Putusan Banding", "tanggal_putusan_banding", "date"),
+    ("Nomor Perkara Kasasi", "nomor_perkara_kasasi", "text"),
+    ("Putusan Kasasi", "tanggal_putusan_kasasi", "date"),
+    ("Nomor Perkara PK", "nomor_perkara_pk", "text"),
+    ("Putusan PK", "tanggal_putusan_pk", "date"),
+    ("Permohonan Grasi", "tanggal_permohonan_grasi", "date"),
+    ("Permohonan Penundaan Pidana", "tanggal_permohonan_penundaan_pidana", "date"),
+    ("Nama Terdakwa", "nama_terdakwa", "text"),
+    ("Nama Pemohon", "nama_pemohon", "text"),
+    ("Pekerjaan Pemohon", "pekerjaan_pemohon", "text"),
+    ("Alamat Pemohon", "alamat_pemohon", "text"),
+    ("Pemberitahuan Putusan Tetap", "tanggal_pemberitahuan_putusan_tetap", "date"),
+    ("Menjalani Pidana Pengganti", "menjalani_pidana_pengganti", "yn"),
+    ("Terpidana Dalam Tahanan", "terpidana_dalam_tahanan", "yn"),
+    ("Denda Dibayar", "denda_dibayar", "yn"),
+    ("Barang Rampasan", "barang_rampasan", "yn"),
+    ("Tanggal Pertimbangan Mahkamah Agung", "tanggal_pertimbangan_ma", "date"),
+    ("Isi Pertimbangan Mahkamah Agung", "isi_pertimbangan_ma", "text"),
+    ("Pengiriman Berkas Grasi ke Kejaksaan negeri", "tanggal_pengiriman_berkas_kejaksaan", "date"),
+    ("Nomor Surat Pengiriman Berkas Grasi ke Kejaksaan Negeri",
+     "nomor_surat_pengiriman_berkas_kejaksaan", "text"),
+    ("Pengiriman Berkas Grasi ke MA", "tanggal_pengiriman_berkas_ma", "date"),
+    ("Nomor Surat Pengiriman Berkas Grasi ke MA", "nomor_surat_pengiriman_berkas_ma", "never"),
+    ("Pengiriman Pertimbangan Hakim Grasi", "tanggal_pengiriman_pertimbangan_hakim", "date"),
+    ("Tanggal Putusan Presiden", "tanggal_putusan_presiden", "date"),
+    ("Nomor Putusan Presiden", "nomor_putusan_presiden", "text"),
+    ("Isi Keputusan Presiden", "isi_keputusan_presiden", "text"),
+    ("Tanggal Penerimaan Kembali Berkas Grasi", "tanggal_penerimaan_kembali_berkas", "date"),
+    ("Pemberitahuan Putusan Grasi Kepada Pemohon dan Jaksa", "tanggal_pemberitahuan_putusan",
+     "date"),
+    ("Penerimaan Tembusan Berita Acara Pelaksanaan Putusan Dari Penuntut Umum",
+     "tanggal_penerimaan_tembusan_ba_pelaksanaan", "date"),
+    ("Keterangan", "keterangan", "dash"),
+)  # fmt: skip
+
+
+def grasi(data: JSON | None) -> str:
+    """``perkara_tab/detil_grasi.php``: one ``table#tableDetilPerkara`` of label rows."""
+    r = data or {}
+    rows = []
+    for label, key, kind in _GRASI_ROWS:
+        value = r.get(key)
+        if kind == "date":
+            cell = day(value)
+        elif kind == "yn":
+            cell = f"\n\t\t\t\t\t\t{'YA' if value == 'YA' else 'Tidak'}\t\t\t\t\t\t"
+        elif kind == "never":
+            cell = ""
+        elif kind == "dash":
+            cell = day(None)
+        else:
+            cell = e(value)
+        tr = '<tr id="tr_terdakwa">' if key == "nama_terdakwa" else "<tr>"
+        rows.append(
+            f'\t\t\t\t\t{tr}\n\t\t\t\t\t\t<td style="color:white;">{label}</td>\n'
+            f'\t\t\t\t\t\t<td style="padding:0px;padding-left:5px;">{cell}</td>\n\t\t\t\t\t</tr>\n'
+        )
+    return (
+        '<style type="text/css">\ntd{\n\tborder:1px solid #eee;\n}\n</style>\n'
+        ' <hr class="thick-line" style="clear:both;">\n'
+        '\t<div class="detil" style="background-color:white;border-color: white;font-size:14px;'
+        'margin-top:25px;width: 95%;margin: 0 auto;padding:5px;border:1px solid #5fb85c;">\n'
+        '\t\t<table id="tableDetilPerkara">\n\t\t\t<col width="30%">\n\t\t\t<col width="70%">\n'
+        "\t\t\t\t<tbody>\n" + "".join(rows) + "\t\t\t\t</tbody>\n\t\t</table>\n\t</div>\n</div>\n"
+    )
+
+
+def penetapan_gugur(data: list[JSON], sides: list[int]) -> str:
+    """``penetapan_gugur.php``: date and Amar Penetapan per row, then the per-side
+    Pemberitahuan Putusan tables (as dismissal.php's alur 8 branch)."""
+    out = [
+        WRAPWORD_STYLE,
+        (
+            '<div style="font-size:14px;">\n\t<table id=\'infoPerkara\' style="font-size:14px;width:100%;">\n'
+            '\t\t<col width="15%">\n\t\t<col width="85%">\n\t\t<tbody>\n'
+        ),
+    ]
+    for r in data:
+        out.append(_plain_row("Tanggal Penetapan", day(r["tanggal_penetapan"])))
+        out.append(
+            '\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child" style="vertical-align: top;">'
+            "Amar Penetapan</td>\n"
+            f"\t\t\t\t\t<td class='wrapword'>{long_html(r['amar_penetapan'])}</td>\n\t\t\t\t</tr>\n"
+            "\t\t\t\t<tr>\n\t\t\t\t\t<td colspan='2'></td>\n\t\t\t\t</tr>\n"
+        )
+    if not data:
+        out.append(NOT_FOUND_ROW)
+    notices = [n for r in data for n in r["pemberitahuan_putusan"]]
+    out.append(_plain_row("Pemberitahuan Putusan", _dismissal_notices(notices, sides), top=True))
+    out.append("\t\t</tbody>\n\t</table>\n</div>\n")
+    return "".join(out)
+
+
+def verzet(data: list[JSON], ptun: bool = False) -> str:
+    """``verzet.php`` for civil courts (``Verzet``); PTUN (alur 9) prints ``Perlawanan``, the
+    /PLW/ number and no Putusan Verstek row (lines 10-14, 32-34, 182-198)."""
+    status = "Perlawanan" if ptun else "Verzet"
     out = [WRAPWORD_STYLE]
     for r in data:
         out.append('<div style="font-size:14px;margin:0px;border:0px;">\n')
@@ -478,11 +688,16 @@ def verzet(data: list[JSON]) -> str:
             + "\t</tbody>\n</table>\n"
         )
         verstek = "" if r["tanggal_putusan"] is None else "Ya"
+        verstek_row = (
+            ""
+            if ptun
+            else f'    <tr>\n        <td id="first-child"><font color="white">Putusan Verstek</font></td>\n        <td>\n        \t{verstek}\t  \t</td>\n    </tr>\n'
+        )
         out.append('\n<div style="padding:3px;"></div>\n' + _heading_table("DATA PUTUSAN"))
         out.append(
             _OPEN
             + _span_row(f"Putusan {status}", day(r["tanggal_putusan"]))
-            + f'    <tr>\n        <td id="first-child"><font color="white">Putusan Verstek</font></td>\n        <td>\n        \t{verstek}\t  \t</td>\n    </tr>\n'
+            + verstek_row
             + f'\t<tr>\n\t    <td id="first-child"><font color="white">Sumber Hukum</font></td>\n\t    <td>{e(r["sumber_hukum"])}</td>\n\t</tr>\n'
             + _span_row(f"Status Putusan {status}", e(r["status_putusan"]))
             + f'\t<tr>\n\t\t<td id="first-child"><font color="white">Amar Putusan {status}</font></td>\n'

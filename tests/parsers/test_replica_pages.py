@@ -135,11 +135,31 @@ def test_pidana_values():
     assert [p["nama"] for p in kasasi["penerimaan_memori"]] == [defendant]
     assert len(kasasi["pemberitahuan_inzage"]) == 2
     # criminal verdicts: the per-party tables of Menerima / Kirim Salinan Putusan
-    parties = [*header["pihak_1"]["nama"], *header["pihak_2"]["nama"]]
-    if putusan["pemberitahuan_putusan"]:
-        assert [n["nama"] for n in putusan["menerima_putusan"]] == parties
-        assert [n["nama"] for n in putusan["kirim_salinan_putusan"]] == parties
-        assert putusan["pemberitahuan_putusan"][0]["status"] == "Penuntut Umum 1"
+    # a Perlindungan Anak case (jenis perkara 282/13 in the views): putusan_akhir.php prints
+    # the first side's names as 'Data disamarkan' (lines 224-228, 378-382, 463-467)
+    assert du["klasifikasi_perkara"] == "Perlindungan Anak"
+    hidden = ["Data disamarkan"] * len(header["pihak_1"]["nama"])
+    parties = [*hidden, *header["pihak_2"]["nama"]]
+    assert [n["nama"] for n in putusan["pemberitahuan_putusan"]] == parties
+    assert [n["nama"] for n in putusan["menerima_putusan"]] == parties
+    assert [n["nama"] for n in putusan["kirim_salinan_putusan"]] == parties
+    assert putusan["pemberitahuan_putusan"][0]["status"] == "Penuntut Umum 1"
+    # ... and every name of the Penetapan and Saksi tabs (penetapan.php:37-42, saksi.php:25-29)
+    assert {h["nama"] for h in _tab(name, "penetapan")["hakim"]} == {"Data disamarkan"}
+    assert set(_tab(name, "saksi")) == {"Data disamarkan"}
+    # the defence's objection ruled on by a putusan sela; putusan_sela.php:72-81 label all
+    # three notices with the first party's label
+    sela = _tab(name, "putusan_sela")
+    assert sela["tanggal_putusan_sela"] == "2021-04-01"
+    assert sela["amar_putusan_sela"].split("\n")[:2] == [
+        "MENGADILI:",
+        "Menolak keberatan Penasihat Hukum Terdakwa;",
+    ]
+    assert [n["kepada"] for n in sela["pemberitahuan"]] == [
+        "Penuntut Umum",
+        "Penuntut Umum",
+        "Pihak Penuntut Umum",
+    ]
     assert kasasi["nomor_putusan"] is None or " K/Pid/" in kasasi["nomor_putusan"]
     bb = _tab(name, "barang_bukti")
     assert len(bb) == 3

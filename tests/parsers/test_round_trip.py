@@ -29,8 +29,17 @@ from reference.sipp_site.tokens import TokenCodec
 BASE = "http://127.0.0.1:8800/"
 SIZES = {"pn": 600, "pa": 120, "ptun": 80, "militer": 80, "pn-sub": 120}
 KINDS = {
-    "pn": {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "praperadilan"},
-    "pn-sub": {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana"},
+    "pn": {
+        "pidana",
+        "anak",
+        "tilang",
+        "gugatan",
+        "permohonan",
+        "sederhana",
+        "praperadilan",
+        "pailit",
+    },
+    "pn-sub": {"pidana", "anak", "tilang", "gugatan", "permohonan", "sederhana", "pailit"},
     "pa": {"gugatan", "permohonan", "jinayat"},
     "ptun": {"tun"},
     "militer": {"pidana", "pendapat"},
@@ -145,7 +154,8 @@ def test_every_case_round_trips(court):
         assert slugs == {
             "penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
             "banding", "kasasi", "pk", "biaya_perkara", "barang_bukti", "riwayat_perkara",
-            "diversi", "verzet", "rekonvensi", "intervensi",
+            "diversi", "verzet", "rekonvensi", "intervensi", "dismissal",
+            "penetapan_gugur", "putusan_sela", "grasi",
         }  # fmt: skip
 
 

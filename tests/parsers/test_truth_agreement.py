@@ -40,12 +40,10 @@ NOT_IN_TRUTH_ROW = frozenset({"lama_proses"})
 
 #: Golden fixture -> why the replica's truth has no case of its structure today.
 AGREEMENT_XFAIL: dict[str, str] = {
-    "tab-verzet-ptun-perlawanan": "the replica generates no PTUN verzet (Perlawanan) yet",
-    "verdict-kasasi-mediasi-dicabut": "the replica's kasasi mediasi never names a mediator",
-    "verdict-putusan-alur-119": "the replica's 119 cases stop before the verdict",
-    "verdict-putusan-kepailitan": "the replica generates no kepailitan (alur 3) cases",
-    "verdict-putusan-militer-124": "the replica's 124 cases stop before the verdict",
-    "verdict-putusan-pidana-penetapan-91": "the replica gives no criminal case status 91",
+    "tab-dismissal-empty": "the replica lists Penetapan Dismissal only with its record (an "
+    "alur 8 case whose dismissal flag is set without a dismissal row is not generated)",
+    "verdict-putusan-sela-pkpu": "the replica generates putusan sela outside alur 3..6 only "
+    "(no kepailitan / PKPU interlocutory judgment)",
 }
 
 

@@ -54,10 +54,12 @@ def test_case_mix_covers_every_tab_and_flow():
             assert tab["available"] == (tab["slug"] != "we_kppu")
         assert case.tab_list[-1]["slug"] == "riwayat_perkara"
         assert set(case.tabs) == {t["slug"] for t in case.tab_list if t["available"]}
-    assert set(flows) == {1, 2, 8, 111, 114, 118, 119}
+    assert set(flows) == {1, 2, 3, 8, 111, 114, 118, 119}
+    # kepailitan (alur 3, weight 0) only by conversion of about 5% of alur 1 registrations
+    assert 0 < flows[3] < flows[1] / 10
     for slug in ("penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
                  "barang_bukti", "biaya_perkara", "banding", "kasasi", "riwayat_perkara",
-                 "diversi"):  # fmt: skip
+                 "diversi", "dismissal"):  # fmt: skip
         assert slugs[slug] > 0, slug
 
 
@@ -179,13 +181,23 @@ def test_verdicts_and_appeals_in_realistic_proportions():
     data = CourtData(make_court("pn"), seed=1, cases=3000)
     criminal = with_notices = 0
     levels: Counter[str] = Counter()
-    withdrawn = 0
+    withdrawn = ended_91 = peace = 0
     for i in range(len(data)):
         case = data.case(i)
         put = case.tabs.get("putusan")
         if put is None:
             continue
-        if case.alur.id in (111, 118):
+        if case.alur.id in (111, 118) and put["tanggal_label"] == "Tanggal Penetapan":
+            # status_putusan_id 91 (putusan_akhir.php:50-58, 90, 352): no Status Putusan and
+            # no Menerima Putusan, the Kirim Salinan Penetapan tables still printed
+            ended_91 += 1
+            assert put["amar_label"] == "Amar Penetapan"
+            assert put["amar_putusan"].startswith("MENETAPKAN:\n")
+            assert "status_putusan_terdakwa" not in put
+            assert "menerima_putusan" not in put
+            assert len(put["kirim_salinan_putusan"]) == len(put["pemberitahuan_putusan"])
+            assert not {"banding", "kasasi", "pk"} & case.tabs.keys()
+        elif case.alur.id in (111, 118):
             criminal += 1
             with_notices += bool(put["pemberitahuan_putusan"])
             assert len(put["menerima_putusan"]) == len(put["pemberitahuan_putusan"])
@@ -203,7 +215,106 @@ def test_verdicts_and_appeals_in_realistic_proportions():
                 assert ("pemberitahuan_inzage" in appeal) == (level != "pk")
                 assert ("mediasi" in appeal) == (case.alur.id in (1, 8, 15))
                 withdrawn += "Dicabut" in (appeal["pemohon"][0]["keterangan"] or "")
+                if appeal.get("mediasi", {}).get("mediator"):
+                    peace += 1
+                    assert "Dicabut" in appeal["pemohon"][0]["keterangan"]
+                    assert appeal["mediasi"]["tanggal_kesepakatan"] is not None
     assert with_notices / criminal > 0.85
+    assert 0.01 < ended_91 / (criminal + ended_91) < 0.08
+    assert 0 < peace < withdrawn
     assert levels["banding"] > levels["kasasi"] > levels["pk"] > 0
     assert 0.05 < levels["banding"] / len(data) < 0.15
     assert withdrawn > 0
+
+
+def test_rarer_branches_in_realistic_proportions():
+    """PTUN dismissal / Perlawanan, small-claim dismissal and penetapan gugur, 119/124
+    verdicts and kepailitan: each branch is generated, in its share, with its page shape."""
+    ptun = CourtData(make_court("ptun"), seed=1, cases=500)
+    dismissed = perlawanan = tidak_lolos = 0
+    for case in ptun.iter_cases():
+        slugs = [t["slug"] for t in case.tab_list]
+        labels = {t["slug"]: t["label"] for t in case.tab_list}
+        assert "putusan_verstek" not in case.tabs.get("putusan", {}) or (
+            case.tabs["putusan"]["putusan_verstek"] == "Tidak"
+        )
+        if "dismissal" not in case.tabs:
+            assert "verzet" not in case.tabs
+            continue
+        dismissed += 1
+        assert slugs[0] == "dismissal"  # detil_perkara.php:60-64
+        (rec,) = case.tabs["dismissal"]
+        if rec["hasil"] == "Tidak Lolos":
+            tidak_lolos += 1
+            assert "tanggal_pemberitahuan_penggugat" in rec
+        if "verzet" in case.tabs:
+            perlawanan += 1
+            assert slugs[1] == "verzet"  # detil_perkara.php:66-70
+            assert labels["verzet"] == "Perlawanan"
+            (plw,) = case.tabs["verzet"]
+            assert "/PLW/" in plw["nomor_perkara_verzet"]
+            assert "putusan_verstek" not in plw
+            assert plw["mediator"] == []
+    assert 0.2 < dismissed / len(ptun) < 0.4
+    assert 0 < perlawanan <= tidak_lolos < dismissed / 3
+
+    pn = CourtData(make_court("pn"), seed=1, cases=2000)
+    counts: Counter[str] = Counter()
+    for case in pn.iter_cases():
+        put = case.tabs.get("putusan")
+        if case.alur.id == 8 and "dismissal" in case.tabs:
+            counts["dismissal"] += 1
+            assert "jadwal_sidang" not in {t["slug"] for t in case.tab_list}
+            assert put is None
+        if case.alur.id == 8 and "penetapan_gugur" in case.tabs:
+            counts["gugur"] += 1
+            assert put is None
+        if case.case_data["data_umum"].get("klasifikasi_perkara") == "Perlindungan Anak":
+            # jenis perkara 282/13 in the views: penetapan / saksi names, side-1 notices
+            counts["disamarkan"] += 1
+            pen = case.tabs.get("penetapan", {"hakim": [{"nama": "Data disamarkan"}]})
+            assert {h["nama"] for h in pen["hakim"]} == {"Data disamarkan"}
+            assert set(case.tabs.get("saksi", ["Data disamarkan"])) == {"Data disamarkan"}
+            if put and put["pemberitahuan_putusan"]:
+                assert put["pemberitahuan_putusan"][0]["nama"] == "Data disamarkan"
+                assert put["pemberitahuan_putusan"][-1]["nama"] != "Data disamarkan"
+        if "putusan_sela" in case.tabs:
+            counts[f"sela {case.alur.id}"] += 1
+            sela = case.tabs["putusan_sela"]
+            label = case.alur.pihak_1
+            assert [n["kepada"] for n in sela["pemberitahuan"]] == [label, label, f"Pihak {label}"]
+            slugs = [t["slug"] for t in case.tab_list]
+            if put:
+                assert slugs.index("putusan_sela") == slugs.index("putusan") - 1
+        if case.alur.id == 119 and put:
+            counts["119"] += 1
+            assert put["status_putusan"]
+            assert "menerima_putusan" not in put
+            assert "putusan_verstek" not in put
+        if case.alur.id == 3:
+            counts["pailit"] += 1
+            assert case.nomor_perkara.split("/")[1] == "Pdt.Sus-Pailit"
+            assert "banding" not in case.tabs
+            if put and put["status_putusan"] == "Dikabulkan":
+                counts["pailit_granted"] += 1
+                assert put["kurator"]
+                assert put["hakim_pengawas"]
+            elif put:
+                assert put["kurator"] is None
+    assert counts["dismissal"] > 0
+    assert counts["gugur"] > 0
+    assert counts["119"] > 0
+    assert counts["pailit_granted"] > 0
+    assert counts["pailit"] < pn.count(1) / 10
+    assert 0.05 < counts["disamarkan"] / pn.count(111) < 0.2
+    assert 0 < counts["sela 1"] < counts["sela 111"] < pn.count(111) / 10
+
+    mil = CourtData(make_court("militer"), seed=1, cases=500)
+    decided_124 = [
+        c.tabs["putusan"] for c in mil.iter_cases() if c.alur.id == 124 and "putusan" in c.tabs
+    ]
+    assert decided_124
+    for put in decided_124:
+        assert put["tanggal_label"] == "Tanggal Penetapan"
+        assert put["amar_label"] == "Petikan Penetapan"
+        assert "status_putusan" not in put
