@@ -3,7 +3,9 @@
 Served by a ``ThreadingHTTPServer`` on ``127.0.0.1:0`` in a thread of the test process (the crawl
 runs in a subprocess). It can inject faults (deterministic 503s on first attempts, cases that
 always answer 500 or 404, a redirect hop) and it checks the scheduler's group rule: it counts
-every moment two requests of one case were being served at once (``overlaps``).
+every moment two requests of one case were being served at once (``overlaps``): from the moment
+a request arrives until its answer starts to leave (after that the crawler may legitimately send
+the case's next request while this server thread has not run again).
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ class MiniSite:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True
+            _case: int | None = None  # the case being served, until its answer starts to leave
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
@@ -92,8 +95,18 @@ class MiniSite:
                 self.send_header("Content-Length", str(len(data)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
+                # the request is answered from here on: once the bytes leave, the crawler may
+                # send the case's next request before this thread gets to run again
+                self._leave()
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _leave(self) -> None:
+                case = getattr(self, "_case", None)
+                if case is not None:
+                    self._case = None
+                    with site._lock:
+                        site.active[case] -= 1
 
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
@@ -101,6 +114,7 @@ class MiniSite:
                 case = int(q["id"]) if "id" in q else None
                 with site._lock:
                     site.served += 1
+                self._case = case
                 if case is not None:
                     with site._lock:
                         site.active[case] += 1
@@ -109,9 +123,7 @@ class MiniSite:
                 try:
                     self._route(parts.path, q, case)
                 finally:
-                    if case is not None:
-                        with site._lock:
-                            site.active[case] -= 1
+                    self._leave()
 
             def _route(self, path: str, q: dict[str, str], case: int | None) -> None:
                 if site.delay:
