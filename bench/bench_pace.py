@@ -57,12 +57,12 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from harvest import settings as project_settings  # noqa: E402
-from reference.sipp_site.testing import UNTHROTTLED_SETTINGS, running_replica  # noqa: E402
+from harvest import settings as project_settings
+from reference.sipp_site.testing import running_replica
+from tests.support.harvest_run import UNTHROTTLED_SETTINGS
+from tests.support.paths import REPO as ROOT
 
 if TYPE_CHECKING:
     from typing import Self

@@ -20,17 +20,16 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from harvest.sipp import parse_detail_page, parse_list_page, parse_tab  # noqa: E402
-from harvest.sipp.warnings import collect_warnings  # noqa: E402
-from tests.support.replica_pages import parsed_object  # noqa: E402
-from tests.support.text_coverage import dropped_texts  # noqa: E402
+from harvest.sipp import parse_detail_page, parse_list_page, parse_tab
+from harvest.sipp.warnings import collect_warnings
+from tests.support.pages import FIXTURES
+from tests.support.replica_pages import parsed_object
+from tests.support.text_coverage import dropped_texts
 
-REPLICA = ROOT / "tests" / "fixtures" / "replica"
-GOLDEN = ROOT / "tests" / "fixtures" / "golden"
+REPLICA = FIXTURES / "replica"
+GOLDEN = FIXTURES / "golden"
 BASE = "http://127.0.0.1:8800/"
 
 
