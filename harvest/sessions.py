@@ -299,4 +299,8 @@ class SippSessionMiddleware(CookiesMiddleware):
         return result
 
     def process_exception(self, request: Request, exception: Exception) -> None:
-        self._end_lease(request)
+        # A request that failed here (a timeout above all) may still be running at the court:
+        # finishing late, it would set or consume the one-shot value of whatever case uses the
+        # session next (a 404 for that case's tab). The session is left to it: the jar leaves
+        # the pool and the next request of the court starts a fresh one.
+        self._end_lease(request, discard=True)

@@ -81,3 +81,31 @@ def test_a_pool_reuses_warm_jars_and_never_lends_one_twice() -> None:
 
     idle = asyncio.run(scenario())
     assert sorted(idle) == ["pn-x|session-1", "pn-x|session-2"]
+
+
+def test_a_request_that_failed_leaves_its_session_to_it() -> None:
+    """A timed-out request may still run at the court and set or consume the session's one-shot
+    value: its jar leaves the pool, so the next request of the court gets a fresh session."""
+    import asyncio
+
+    from scrapy import Request
+    from twisted.internet.error import TimeoutError as TxTimeoutError
+
+    from harvest.meta import META_GROUP
+    from harvest.sessions import SippSessionMiddleware
+
+    async def scenario() -> tuple[str, str, str]:
+        mw = SippSessionMiddleware(pool_size=1)
+        timed_out = Request("http://x/show_putusan/t", meta={META_GROUP: "pn-x|1/Pid.B/2024/PN X"})
+        first = await mw._lease(timed_out)
+        mw.process_exception(timed_out, TxTimeoutError())
+        after = Request("http://x/show_saksi/t", meta={META_GROUP: "pn-x|2/Pid.B/2024/PN X"})
+        second = await mw._lease(after)
+        mw._end_lease(after)
+        again = Request("http://x/show_saksi/u", meta={META_GROUP: "pn-x|3/Pid.B/2024/PN X"})
+        third = await mw._lease(again)
+        return first, second, third
+
+    first, second, third = asyncio.run(scenario())
+    assert second != first  # a fresh session, never the failed request's
+    assert third == second  # an ordinary end of a chain gives the jar back to the pool
