@@ -47,6 +47,8 @@ logger = logging.getLogger(__name__)
 _WRONG_CASE_REASONS = ("list page instead of", "wrong case", "full page instead of")
 #: Reasons caused by the session (retry in a freshly warmed session).
 _SESSION_REASONS = ("session", *_WRONG_CASE_REASONS)
+#: The reason of a tab's 404 after its show_* redirect: the session's one-shot value was gone.
+SESSION_VALUE_LOST = "session value lost: 404 after the show_* redirect"
 
 
 def judge(
@@ -87,14 +89,23 @@ class SippValidationMiddleware:
 
     def process_response(self, request: Request, response: Response) -> Request | Response:
         expect = request.meta.get(META_EXPECT)
-        if not expect or request.meta.get(META_IS_WARMUP) or response.status != 200:
+        if not expect or request.meta.get(META_IS_WARMUP):
             return response
-        verdict = judge(
-            response,
-            expect,
-            request.meta.get(META_CASE),
-            party_labels_missing=bool(request.meta.get(META_LABELS_MISSING)),
-        )
+        verdict: tuple[str, str] | None
+        if response.status == 404 and expect == "tab" and request.meta.get("redirect_urls"):
+            # show_<tab> redirected here and the controller found no one-shot value in the
+            # session (CodeIgniter's show_404, docs/sipp.md §3): a session error, retried in a
+            # fresh session like the others (a late request at the court may have taken it)
+            verdict = ("session", SESSION_VALUE_LOST)
+        elif response.status != 200:
+            return response
+        else:
+            verdict = judge(
+                response,
+                expect,
+                request.meta.get(META_CASE),
+                party_labels_missing=bool(request.meta.get(META_LABELS_MISSING)),
+            )
         if verdict is None:
             return response
         kind, reason = verdict
