@@ -343,6 +343,15 @@ def merge_document(
     return document
 
 
+def _later_than(previous: str, now: str) -> str:
+    """``now``, or one millisecond after ``previous`` when the clock has not passed it.
+
+    A change's time is strictly after the one before it, also for two changes within one
+    millisecond (or after the clock stepped back), so a newer version always compares greater.
+    """
+    return now if now > previous else format_utc((_version_of(previous) + 1) / 1000)
+
+
 def _version_of(updated_at: str) -> int:
     """Milliseconds since the epoch of a ``format_utc`` text (``2026-11-30T01:02:03.456Z``)."""
     seconds = calendar.timegm(time.strptime(updated_at[:19], "%Y-%m-%dT%H:%M:%S"))
@@ -547,7 +556,7 @@ class ItemStore:
         with self._write():
             try:
                 row = conn.execute(
-                    "SELECT part_hash, schema_version FROM parts"
+                    "SELECT part_hash, schema_version, last_changed FROM parts"
                     " WHERE dedupe_key = ? AND part = ?",
                     (valid.dedupe_key, valid.part),
                 ).fetchone()
@@ -589,6 +598,7 @@ class ItemStore:
                     result = UpsertResult.UNCHANGED
                 else:
                     # new data, or the same data parsed again in a newer item format
+                    changed = _later_than(row[2], now)
                     conn.execute(
                         "UPDATE parts SET case_number_raw = ?, data_json = ?, part_hash = ?,"
                         " schema_version = ?, url = ?, fetched_at = ?, last_changed = ?,"
@@ -600,7 +610,7 @@ class ItemStore:
                             ITEM_SCHEMA_VERSION,
                             url,
                             fetched_at,
-                            now,
+                            changed,
                             now,
                             valid.dedupe_key,
                             valid.part,
@@ -619,8 +629,8 @@ class ItemStore:
         row = self._conn.execute(
             "SELECT updated_at FROM cases WHERE dedupe_key = ?", (valid.dedupe_key,)
         ).fetchone()
-        if row is not None and row[0] >= now:
-            now = format_utc((_version_of(row[0]) + 1) / 1000)
+        if row is not None:
+            now = _later_than(row[0], now)
         parts, version = self._parts_of(valid.dedupe_key)
         document = merge_document(
             dedupe_key=valid.dedupe_key,

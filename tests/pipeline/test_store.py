@@ -91,6 +91,28 @@ def test_changed_content_is_updated_with_a_new_hash_and_times_kept(store: ItemSt
     assert store.count_parts() == 1
 
 
+def test_changes_within_one_millisecond_still_move_last_changed_and_the_version(
+    store: ItemStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the clock stands still (two writes in one millisecond, or a clock stepped back)
+    monkeypatch.setattr("pipelines.store.utc_now", lambda: "2026-11-30T18:17:27.554Z")
+    for status in ("Persidangan", "Minutasi", "Putusan"):
+        store.upsert_part(
+            court=COURT,
+            case_number=NUMBER,
+            part="case",
+            data=case_data(NUMBER, {}, status_perkara=status),
+        )
+    part = store.get_part(KEY, "case")
+    assert part is not None
+    assert part.first_seen == "2026-11-30T18:17:27.554Z"
+    # each change one millisecond after the one before it: the ingest API never sees a newer
+    # document with the version of an older one (it would answer "stale" and drop it)
+    assert part.last_changed == "2026-11-30T18:17:27.556Z"
+    (document,) = store.iter_documents(versions=True)
+    assert document["version"] == 1796062647556  # 2026-11-30T18:17:27.556Z
+
+
 def test_unchanged_moves_last_seen_and_volatile_fields_but_not_last_changed(
     store: ItemStore,
 ) -> None:
