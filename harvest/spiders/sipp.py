@@ -8,9 +8,10 @@ recorded through :mod:`harvest.parse_report`), page validation in
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
 from scrapy.exceptions import CloseSpider
@@ -30,13 +31,20 @@ from harvest.meta import (
     META_LABELS_MISSING,
     META_NEEDS_WARM,
     META_PARSE_CONTEXT,
+    META_REFRESH_GENERATION,
     META_WARMUP_URL,
 )
 from harvest.parse_report import parsed
 from harvest.parts import build_case_part, build_tab_part, case_context, tab_context
+from harvest.refresh.planner import STAT as REFRESH_STAT
+from harvest.refresh.planner import RefreshConfig, RefreshPlanner
 from harvest.sipp import ListRow, parse_list_page
 from harvest.spider_args import ALL_CASES, SippArgs
 from harvest.validation import raise_for_page_error
+from harvest.workspace import ITEMS_DB, resolve_workspace
+
+if TYPE_CHECKING:
+    from extensions.store import Generation, RequestStore
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +80,52 @@ class SippSpider(Spider):
         super().__init__(**{k: v for k, v in kwargs.items() if k.startswith("_")})
         self.court_id = self.args.court_id
         self.base_url = self.args.base_url
+        #: read by the scheduler when it opens the court's generation (docs/refresh.md)
+        self.refresh_policy = self.args.refresh
+        #: the court's generation this crawl works in, set by the scheduler (on_generation)
+        self.generation: Generation | None = None
+        #: the refresh walk's planner: only in a refresh generation (number > 0)
+        self.planner: RefreshPlanner | None = None
+        self._refresh_config: RefreshConfig | None = None
+
+    @property
+    def refresh_config(self) -> RefreshConfig:
+        """``HARVEST_REFRESH_*`` (checked once; a bad value is a SettingsError, exit 1)."""
+        if self._refresh_config is None:
+            self._refresh_config = RefreshConfig.from_settings(
+                self.settings.get, utc_today=dt.datetime.now(dt.UTC).date()
+            )
+        return self._refresh_config
+
+    @property
+    def refresh_today(self) -> str:
+        """The refresh policy's day, read by the scheduler for a new generation."""
+        return self.refresh_config.today.isoformat()
+
+    def on_generation(self, generation: Generation, store: RequestStore) -> None:
+        """Called by the scheduler once it knows the court's generation: a refresh generation
+        (number > 0, policy due or all) plans its walk from the stored rows and items."""
+        self.generation = generation
+        if generation.number == 0 or generation.policy not in ("due", "all"):
+            return
+        items = resolve_workspace(self.settings.get("HARVEST_WORKSPACE")) / ITEMS_DB
+
+        def documents() -> Iterator[Any]:
+            if not items.is_file():
+                return
+            from pipelines.store import ItemStore
+
+            with ItemStore.open(items, readonly=True) as store_:
+                yield from store_.iter_documents(complete_only=False, court=self.court_id)
+
+        self.planner = RefreshPlanner.load(
+            court=self.court_id,
+            generation=generation,
+            generations=store.generations(self.court_id),
+            case_rows=store.row_states(self.court_id, "case"),
+            documents=documents,
+            config=self.refresh_config,
+        )
 
     async def start(self) -> AsyncIterator[Request]:
         if self.args.listing == ALL_CASES:
@@ -137,7 +191,21 @@ class SippSpider(Spider):
                 if self.args.since is not None and row.registered < self.args.since:
                     stop = True  # newest first: everything after this is older
                     break
+            if self.planner is not None:
+                why = self.planner.decide(key, row.data)
+                self._refresh_stat(why or "skipped")
+                if why is None:
+                    continue
             yield self._case_request(row)
+        if self.planner is not None and not self.planner.end_page():
+            self._refresh_stat("stopped")
+            logger.info(
+                "refresh walk of %s stops after list page %d: every row known and unchanged, "
+                "no due case left to meet",
+                self.court_id,
+                number,
+            )
+            stop = True
         template = page.page_url_template or response.meta.get("sipp_template")
         more = (page.total_cases is None or number * PAGE_SIZE < page.total_cases) and bool(
             page.rows or page.row_errors
@@ -180,7 +248,17 @@ class SippSpider(Spider):
             lambda: build_tab_part(self.court_id, context, response.text, response.url, utc_now()),
         )
 
+    def _refresh_stat(self, name: str) -> None:
+        stats = self.crawler.stats if getattr(self, "crawler", None) is not None else None
+        if stats is not None:
+            stats.inc_value(REFRESH_STAT + name)
+
     # --- requests -----------------------------------------------------------------------------
+
+    def _generation_meta(self) -> dict[str, Any]:
+        if self.generation is None:
+            return {}
+        return {META_REFRESH_GENERATION: self.generation.number}
 
     def _list_meta(self, page: int) -> dict[str, Any]:
         return {
@@ -189,6 +267,7 @@ class SippSpider(Spider):
             META_EXPECT: "list",
             META_FULL_PAGE: True,
             "sipp_page": page,
+            **self._generation_meta(),
         }
 
     def _list_request(self, url: str, *, page: int, template: str | None) -> Request:
@@ -214,6 +293,7 @@ class SippSpider(Spider):
                 META_CASE: number,
                 META_FULL_PAGE: True,
                 META_PARSE_CONTEXT: case_context(row),
+                **self._generation_meta(),
             },
         )
 
@@ -236,5 +316,6 @@ class SippSpider(Spider):
                 META_WARMUP_URL: self.base_url,
                 META_LABELS_MISSING: labels_missing,
                 META_PARSE_CONTEXT: tab_context(raw_number, slug),
+                **self._generation_meta(),
             },
         )

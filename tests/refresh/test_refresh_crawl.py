@@ -1,0 +1,180 @@
+"""Refreshing a harvested court against the replica, as a user does it (issue 14).
+
+The replica serves a court as it stands on its day (``reference.sipp_site.court.TODAY``); a
+replica started again with ``--registered N`` is the same court after N more registrations (the
+newest first on the list, every older row pushed down N places, nothing else changed). The
+policy's day is pinned to the replica's (``HARVEST_REFRESH_TODAY``), so no known case is due:
+a ``-a refresh=due`` must fetch exactly the new cases and the list pages up to the first page
+of known, unchanged rows.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from reference.sipp_site.court import TODAY
+from reference.sipp_site.testing import running_replica
+from tests.support.harvest_run import (
+    crawl,
+    crawl_command,
+    exported,
+    mismatches,
+    start,
+    state_query,
+    truth_by_key,
+)
+
+COURT = "pn-replika"
+SEED = 23
+CASES = 45
+PINNED = {"HARVEST_REFRESH_TODAY": TODAY.isoformat()}
+
+pytestmark = pytest.mark.slow
+
+
+def list_fetches(workspace: Path, run_id: int) -> int:
+    """List-page requests sent (answered) in one run, from url_log."""
+    rows = state_query(
+        workspace,
+        "SELECT count(*) FROM url_log AS u JOIN requests AS r ON r.id = u.request_id "
+        "WHERE u.run_id = ? AND r.kind = 'list'",
+        (run_id,),
+    )
+    return int(rows[0][0])
+
+
+def last_run(workspace: Path) -> int:
+    return int(state_query(workspace, "SELECT max(id) FROM runs")[0][0])
+
+
+def keys_of_generation(workspace: Path, kind: str, generation: int) -> set[str]:
+    return {
+        str(r[0])
+        for r in state_query(
+            workspace,
+            "SELECT key FROM requests WHERE kind = ? AND generation = ?",
+            (kind, generation),
+        )
+    }
+
+
+def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchanged_page(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    with running_replica(cases=CASES, seed=SEED, court_id=COURT) as before:
+        first = crawl(before.url, COURT, ws, settings=PINNED)
+        old_truth = truth_by_key(before.truth_path(tmp_path))
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert len(exported(ws)) == CASES
+
+    # a plain crawl of the finished court does nothing and says how to refresh
+    with running_replica(
+        cases=CASES, seed=SEED, court_id=COURT, extra_args=["--registered", "25"]
+    ) as after:
+        plain = crawl(after.url, COURT, ws, settings=PINNED)
+        assert plain.returncode == 0, plain.stderr[-3000:]
+        assert "-a refresh=due" in plain.stderr
+        assert list_fetches(ws, last_run(ws)) == 0
+
+        refresh = crawl(after.url, COURT, ws, spider_args={"refresh": "due"}, settings=PINNED)
+        assert refresh.returncode == 0, refresh.stderr[-3000:]
+        truth = truth_by_key(after.write_truth(tmp_path / "truth-after.jsonl", registered=0))
+        refresh_run = last_run(ws)
+        # 70 rows newest first: page 1 = 20 new, page 2 = 5 new + 15 known, page 3 = 20 known
+        # and unchanged: the walk stops after it
+        assert list_fetches(ws, refresh_run) == 3
+        new_keys = {k.split(":", 1)[1] for k in set(truth) - set(old_truth)}
+        assert len(new_keys) == 25
+        assert keys_of_generation(ws, "case", 1) == {f"case|{COURT}|{n}" for n in new_keys}
+        assert keys_of_generation(ws, "list", 1) == {
+            f"list|{COURT}|all|{page}" for page in (1, 2, 3)
+        }
+        assert mismatches(exported(ws), truth) == {}
+        generations = state_query(
+            ws, "SELECT generation, policy, today, finished_at IS NOT NULL FROM generations"
+        )
+        day = TODAY.isoformat()
+        assert generations == [(0, "initial", day, 1), (1, "due", day, 1)]
+        # the renewed list page kept its history: enqueued in 0, renewed in 1
+        events = state_query(
+            ws,
+            "SELECT e.event FROM events AS e JOIN requests AS r ON r.id = e.request_id "
+            "WHERE r.key = ? AND e.event IN ('enqueued', 'renewed') ORDER BY e.id",
+            (f"list|{COURT}|all|1",),
+        )
+        assert [e for (e,) in events] == ["enqueued", "renewed"]
+
+        # nothing new since: one list page, no case
+        again = crawl(after.url, COURT, ws, spider_args={"refresh": "due"}, settings=PINNED)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert list_fetches(ws, last_run(ws)) == 1
+        assert keys_of_generation(ws, "case", 2) == set()
+        assert keys_of_generation(ws, "list", 2) == {f"list|{COURT}|all|1"}
+        assert mismatches(exported(ws), truth) == {}
+
+
+def test_kill_9_during_a_refresh_then_a_plain_crawl_finishes_it(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    with running_replica(cases=CASES, seed=SEED, court_id=COURT) as before:
+        first = crawl(before.url, COURT, ws, settings=PINNED)
+    assert first.returncode == 0, first.stderr[-3000:]
+    slow = {**PINNED, "DOWNLOAD_DELAY": "0.05", "CONCURRENT_REQUESTS_PER_DOMAIN": "2"}
+    with running_replica(
+        cases=CASES, seed=SEED, court_id=COURT, extra_args=["--registered", "50"]
+    ) as after:
+        truth = truth_by_key(after.write_truth(tmp_path / "truth.jsonl"))
+        cmd = crawl_command(after.url, COURT, ws, spider_args={"refresh": "due"}, settings=slow)
+        proc = start(cmd, tmp_path / "killed.log")
+        deadline = time.monotonic() + 120
+        done = 0
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                done = int(
+                    state_query(
+                        ws,
+                        "SELECT count(*) FROM requests WHERE kind = 'case' AND generation = 1 "
+                        "AND status = 'ok'",
+                    )[0][0]
+                )
+            except Exception:  # noqa: BLE001 - the state is being written; ask again
+                done = 0
+            if done >= 8:
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None, "the refresh ended before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        unfinished = state_query(
+            ws, "SELECT generation FROM generations WHERE finished_at IS NULL"
+        )
+        assert unfinished == [(1,)]
+        ok_before = {
+            r[0]: r[1]
+            for r in state_query(
+                ws, "SELECT id, succeeded_at FROM requests WHERE generation = 1 AND status = 'ok'"
+            )
+        }
+        # a plain crawl (no -a refresh) resumes the unfinished refresh
+        resumed = crawl(after.url, COURT, ws, settings=PINNED)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        assert "resuming generation 1" in resumed.stderr
+    assert mismatches(exported(ws), truth) == {}
+    assert state_query(ws, "SELECT generation, finished_at IS NOT NULL FROM generations") == [
+        (0, 1),
+        (1, 1),
+    ]
+    # what was done before the kill was not fetched again
+    after_rows = dict(
+        state_query(ws, "SELECT id, succeeded_at FROM requests WHERE generation = 1")
+    )
+    assert ok_before
+    assert all(after_rows[rid] == at for rid, at in ok_before.items())
+    assert len(keys_of_generation(ws, "case", 1)) == 50
+    statuses = dict(state_query(ws, "SELECT status, count(*) FROM requests GROUP BY 1"))
+    assert set(statuses) == {"ok"}, statuses
