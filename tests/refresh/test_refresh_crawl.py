@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.store import ItemStore
 from reference.sipp_site.court import TODAY
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
@@ -28,6 +29,7 @@ from tests.support.harvest_run import (
     state_query,
     truth_by_key,
 )
+from tests.support.ingest import FAST, run_ship, start_server
 
 COURT = "pn-replika"
 SEED = 23
@@ -178,3 +180,59 @@ def test_kill_9_during_a_refresh_then_a_plain_crawl_finishes_it(tmp_path: Path) 
     assert len(keys_of_generation(ws, "case", 1)) == 50
     statuses = dict(state_query(ws, "SELECT status, count(*) FROM requests GROUP BY 1"))
     assert set(statuses) == {"ok"}, statuses
+
+
+def test_changed_list_row_and_refresh_all_ship_only_what_changed(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    server = start_server(tmp_path / "ingest.sqlite")
+    try:
+        with running_replica(cases=CASES, seed=SEED, court_id=COURT) as before:
+            first = crawl(before.url, COURT, ws, settings=PINNED)
+        assert first.returncode == 0, first.stderr[-3000:]
+        shipped = run_ship(ws, "--endpoint", server.url, *FAST)
+        assert shipped.returncode == 0, shipped.stderr[-2000:]
+        assert [r for _, r in server.log_results()] == ["created"] * CASES
+
+        # the stored copy of the newest case says another status than the court's list: a
+        # list row that changed since the harvest (the court's side is the replica's truth)
+        first_case = "SELECT key FROM requests WHERE kind = 'case' ORDER BY id LIMIT 1"
+        newest = str(state_query(ws, first_case)[0][0]).split("|", 2)[2]
+        with ItemStore.open(ws / "items.sqlite") as items:
+            part = items.get_part(f"sipp.{COURT}:{newest}", "case")
+            assert part is not None
+            data = {**part.data, "list_row": {**part.data["list_row"], "status_perkara": "Old"}}
+            items.upsert_part(court=COURT, case_number=newest, part="case", data=data)
+        assert run_ship(ws, "--endpoint", server.url, *FAST).returncode == 0
+        assert len(server.log_results()) == CASES + 1  # the stale copy, shipped as updated
+
+        with running_replica(
+            cases=CASES, seed=SEED, court_id=COURT, extra_args=["--registered", "25"]
+        ) as after:
+            truth = truth_by_key(after.write_truth(tmp_path / "truth.jsonl"))
+            due_run = crawl(after.url, COURT, ws, spider_args={"refresh": "due"}, settings=PINNED)
+            assert due_run.returncode == 0, due_run.stderr[-3000:]
+            # the changed case is the 26th row: page 2, walked for the new ones
+            fetched = keys_of_generation(ws, "case", 1)
+            assert len(fetched) == 26
+            assert f"case|{COURT}|{newest}" in fetched
+            assert mismatches(exported(ws), truth) == {}
+            before_ship = len(server.log_results())
+            assert run_ship(ws, "--endpoint", server.url, *FAST).returncode == 0
+            results = server.log_results()[before_ship:]
+            assert sorted(r for _, r in results) == ["created"] * 25 + ["updated"]
+
+            # every case again: every list page (70 rows: 4 pages), every case, nothing
+            # changed, nothing to ship
+            everything = crawl(
+                after.url, COURT, ws, spider_args={"refresh": "all"}, settings=PINNED
+            )
+            assert everything.returncode == 0, everything.stderr[-3000:]
+            assert list_fetches(ws, last_run(ws)) == 4
+            assert len(keys_of_generation(ws, "case", 2)) == CASES + 25
+            assert mismatches(exported(ws), truth) == {}
+            before_ship = len(server.log_results())
+            again = run_ship(ws, "--endpoint", server.url, *FAST)
+            assert again.returncode == 0, again.stderr[-2000:]
+            assert server.log_results()[before_ship:] == []
+    finally:
+        server.stop()
