@@ -10,10 +10,13 @@ of known, unchanged rows.
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +28,7 @@ from tests.support.harvest_run import (
     crawl_command,
     exported,
     mismatches,
+    scrapy_command,
     start,
     state_query,
     truth_by_key,
@@ -63,6 +67,36 @@ def keys_of_generation(workspace: Path, kind: str, generation: int) -> set[str]:
             (kind, generation),
         )
     }
+
+
+def closed(tabs: dict[str, Any]) -> bool:
+    """docs/refresh.md: verdict and minutasi dated, and no appeal requested without its own
+    verdict (a withdrawn request, "Dicabut", does not count)."""
+    verdict = tabs.get("putusan") or {}
+    if not (verdict.get("tanggal_putusan") and verdict.get("tanggal_minutasi")):
+        return False
+    for slug in ("banding", "kasasi", "pk"):
+        appeal = tabs.get(slug) or {}
+        asked = [
+            p
+            for p in appeal.get("pemohon") or []
+            if "dicabut" not in (p.get("keterangan") or "").lower()
+        ]
+        if asked and not appeal.get("tanggal_putusan"):
+            return False
+    return True
+
+
+def status_refresh(workspace: Path, today: dt.date) -> dict[str, Any]:
+    """The court's refresh entry of ``scrapy status --json`` as of ``today`` (times left out)."""
+    result = scrapy_command(
+        "status", workspace, "--json", "-s", f"HARVEST_REFRESH_TODAY={today.isoformat()}"
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    [entry] = json.loads(result.stdout)["refresh"]
+    for name in ("started_at", "finished_at"):
+        assert entry["last"].pop(name)
+    return dict(entry)
 
 
 def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchanged_page(
@@ -112,6 +146,17 @@ def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchan
         )
         assert [e for (e,) in events] == ["enqueued", "renewed"]
 
+        assert status_refresh(ws, TODAY) == {
+            "court": COURT,
+            "generations": 2,
+            "last": {"generation": 1, "policy": "due", "today": day},
+            "today": day,
+            "due_now": 0,
+            "refreshed": 25,
+            "changed": 0,
+            "new": 25,
+        }
+
         # nothing new since: one list page, no case
         again = crawl(after.url, COURT, ws, spider_args={"refresh": "due"}, settings=PINNED)
         assert again.returncode == 0, again.stderr[-3000:]
@@ -119,6 +164,24 @@ def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchan
         assert keys_of_generation(ws, "case", 2) == set()
         assert keys_of_generation(ws, "list", 2) == {f"list|{COURT}|all|1"}
         assert mismatches(exported(ws), truth) == {}
+
+        # 31 days later every open case is due (back-off at most 30 days), wherever its row
+        # is on the list: the walk goes on past unchanged pages until it met them all
+        later = TODAY + dt.timedelta(days=31)
+        open_cases = {doc["source_id"] for doc in truth.values() if not closed(doc["tabs"])}
+        assert 0 < len(open_cases) < len(truth)
+        assert status_refresh(ws, later)["due_now"] == len(open_cases)
+        month = crawl(
+            after.url,
+            COURT,
+            ws,
+            spider_args={"refresh": "due"},
+            settings={"HARVEST_REFRESH_TODAY": later.isoformat()},
+        )
+        assert month.returncode == 0, month.stderr[-3000:]
+        assert keys_of_generation(ws, "case", 3) == {f"case|{COURT}|{n}" for n in open_cases}
+        assert mismatches(exported(ws), truth) == {}
+        assert status_refresh(ws, later)["due_now"] == 0
 
 
 def test_kill_9_during_a_refresh_then_a_plain_crawl_finishes_it(tmp_path: Path) -> None:
