@@ -191,14 +191,10 @@ class SippSpider(Spider):
                 if self.args.since is not None and row.registered < self.args.since:
                     stop = True  # newest first: everything after this is older
                     break
-            if self.planner is not None:
-                why = self.planner.decide(key, row.data)
-                self._refresh_stat(why or "skipped")
-                if why is None:
-                    continue
+            if self.planner is not None and self.planner.decide(key, row.data) is None:
+                continue
             yield self._case_request(row)
-        if self.planner is not None and not self.planner.end_page():
-            self._refresh_stat("stopped")
+        if self.planner is not None and not self._refresh_page_done():
             logger.info(
                 "refresh walk of %s stops after list page %d: every row known and unchanged, "
                 "no due case left to meet",
@@ -248,10 +244,18 @@ class SippSpider(Spider):
             lambda: build_tab_part(self.court_id, context, response.text, response.url, utc_now()),
         )
 
-    def _refresh_stat(self, name: str) -> None:
+    def _refresh_page_done(self) -> bool:
+        """A list page of a refresh walk is decided: whether to walk on; the planner's counts
+        of this run become the stats ``harvest/refresh/<name>``."""
+        assert self.planner is not None
+        walk_on = self.planner.end_page()
+        if not walk_on:
+            self.planner.counts["stopped"] = self.planner.counts.get("stopped", 0) + 1
         stats = self.crawler.stats if getattr(self, "crawler", None) is not None else None
         if stats is not None:
-            stats.inc_value(REFRESH_STAT + name)
+            for name, count in self.planner.counts.items():
+                stats.set_value(REFRESH_STAT + name, count)
+        return walk_on
 
     # --- requests -----------------------------------------------------------------------------
 

@@ -125,6 +125,14 @@ def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchan
         # 70 rows newest first: page 1 = 20 new, page 2 = 5 new + 15 known, page 3 = 20 known
         # and unchanged: the walk stops after it
         assert list_fetches(ws, refresh_run) == 3
+        for stat in (
+            "'harvest/refresh/new': 25",
+            "'harvest/refresh/skipped_not_due': 35",  # 15 on page 2, 20 on page 3
+            "'harvest/refresh/pages_walked': 3",
+            "'harvest/refresh/stopped': 1",
+            "'harvest/scheduler/generation_started': 1",
+        ):
+            assert stat in refresh.stderr, stat
         new_keys = {k.split(":", 1)[1] for k in set(truth) - set(old_truth)}
         assert len(new_keys) == 25
         assert keys_of_generation(ws, "case", 1) == {f"case|{COURT}|{n}" for n in new_keys}
