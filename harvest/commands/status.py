@@ -126,7 +126,7 @@ class Command(ScrapyCommand):
             return
         if opts.html:
             try:
-                page = render_page(path, report, extra, generated_at=utc_now())
+                page = render_page(path, report, extra, generated_at=utc_now(), refresh=refresh)
                 # 0600 like the workspace: the page names the court's failing URLs
                 fd = open_private(Path(opts.html), os.O_WRONLY | os.O_TRUNC)
                 with os.fdopen(fd, "w", encoding="utf-8") as out:

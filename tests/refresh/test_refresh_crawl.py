@@ -165,6 +165,11 @@ def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchan
             "new": 25,
         }
 
+        page = tmp_path / "status.html"
+        assert scrapy_command("status", ws, "--html", str(page)).returncode == 0
+        html_page = page.read_text(encoding="utf-8")
+        assert f'<tr><td>{COURT}</td><td class="num">1</td><td>due, {day}</td>' in html_page
+
         # nothing new since: one list page, no case
         again = crawl(after.url, COURT, ws, spider_args={"refresh": "due"}, settings=PINNED)
         assert again.returncode == 0, again.stderr[-3000:]
