@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import signal
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -197,7 +198,23 @@ def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchan
         assert status_refresh(ws, later)["due_now"] == 0
 
 
-def test_kill_9_during_a_refresh_then_a_plain_crawl_finishes_it(tmp_path: Path) -> None:
+def ok_cases_of_generation(workspace: Path, generation: int) -> int:
+    try:
+        return int(
+            state_query(
+                workspace,
+                "SELECT count(*) FROM requests WHERE kind = 'case' AND generation = ? "
+                "AND status = 'ok'",
+                (generation,),
+            )[0][0]
+        )
+    except sqlite3.Error:  # the state is being written, or not there yet: ask again
+        return 0
+
+
+def test_kill_9_three_times_during_a_refresh_then_a_plain_crawl_finishes_it(
+    tmp_path: Path,
+) -> None:
     ws = tmp_path / "ws"
     with running_replica(cases=CASES, seed=SEED, court_id=COURT) as before:
         first = crawl(before.url, COURT, ws, settings=PINNED)
@@ -207,37 +224,32 @@ def test_kill_9_during_a_refresh_then_a_plain_crawl_finishes_it(tmp_path: Path) 
         cases=CASES, seed=SEED, court_id=COURT, extra_args=["--registered", "50"]
     ) as after:
         truth = truth_by_key(after.write_truth(tmp_path / "truth.jsonl"))
-        cmd = crawl_command(after.url, COURT, ws, spider_args={"refresh": "due"}, settings=slow)
-        proc = start(cmd, tmp_path / "killed.log")
-        deadline = time.monotonic() + 120
-        done = 0
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                done = int(
-                    state_query(
-                        ws,
-                        "SELECT count(*) FROM requests WHERE kind = 'case' AND generation = 1 "
-                        "AND status = 'ok'",
-                    )[0][0]
+        ok_before: dict[int, str] = {}
+        for kill, threshold in enumerate((8, 20, 32)):
+            # the refresh is asked for once; the runs after a kill are plain crawls
+            args = {"refresh": "due"} if kill == 0 else {}
+            cmd = crawl_command(after.url, COURT, ws, spider_args=args, settings=slow)
+            proc = start(cmd, tmp_path / f"killed-{kill}.log")
+            deadline = time.monotonic() + 120
+            while (
+                time.monotonic() < deadline
+                and proc.poll() is None
+                and ok_cases_of_generation(ws, 1) < threshold
+            ):
+                time.sleep(0.05)
+            assert proc.poll() is None, f"run {kill} ended before it could be killed"
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+            assert state_query(
+                ws, "SELECT generation FROM generations WHERE finished_at IS NULL"
+            ) == [(1,)]
+            ok_before.update(
+                (int(rid), str(at))
+                for rid, at in state_query(
+                    ws,
+                    "SELECT id, succeeded_at FROM requests WHERE generation = 1 AND status = 'ok'",
                 )
-            except Exception:  # noqa: BLE001 - the state is being written; ask again
-                done = 0
-            if done >= 8:
-                break
-            time.sleep(0.1)
-        assert proc.poll() is None, "the refresh ended before it could be killed"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-        unfinished = state_query(
-            ws, "SELECT generation FROM generations WHERE finished_at IS NULL"
-        )
-        assert unfinished == [(1,)]
-        ok_before = {
-            r[0]: r[1]
-            for r in state_query(
-                ws, "SELECT id, succeeded_at FROM requests WHERE generation = 1 AND status = 'ok'"
             )
-        }
         # a plain crawl (no -a refresh) resumes the unfinished refresh
         resumed = crawl(after.url, COURT, ws, settings=PINNED)
         assert resumed.returncode == 0, resumed.stderr[-3000:]
@@ -247,11 +259,11 @@ def test_kill_9_during_a_refresh_then_a_plain_crawl_finishes_it(tmp_path: Path) 
         (0, 1),
         (1, 1),
     ]
-    # what was done before the kill was not fetched again
+    # what was done before a kill was not fetched again: its last success is the same
     after_rows = dict(
         state_query(ws, "SELECT id, succeeded_at FROM requests WHERE generation = 1")
     )
-    assert ok_before
+    assert len(ok_before) > 32
     assert all(after_rows[rid] == at for rid, at in ok_before.items())
     assert len(keys_of_generation(ws, "case", 1)) == 50
     statuses = dict(state_query(ws, "SELECT status, count(*) FROM requests GROUP BY 1"))
