@@ -17,6 +17,7 @@ from scrapy import Request, Spider
 from scrapy.exceptions import CloseSpider
 from scrapy.http import Response
 
+from extensions.store import StateError
 from harvest import identity
 from harvest.clock import utc_now
 from harvest.exit_status import BAD_LISTING
@@ -42,6 +43,7 @@ from harvest.sipp import ListRow, parse_list_page
 from harvest.spider_args import ALL_CASES, SippArgs
 from harvest.validation import raise_for_page_error
 from harvest.workspace import ITEMS_DB, resolve_workspace
+from pipelines.store import ItemStore, ItemStoreError
 
 if TYPE_CHECKING:
     from extensions.store import Generation, RequestStore
@@ -113,19 +115,21 @@ class SippSpider(Spider):
         def documents() -> Iterator[Any]:
             if not items.is_file():
                 return
-            from pipelines.store import ItemStore
+            with ItemStore.open(items, readonly=True) as stored:
+                yield from stored.iter_documents(complete_only=False, court=self.court_id)
 
-            with ItemStore.open(items, readonly=True) as store_:
-                yield from store_.iter_documents(complete_only=False, court=self.court_id)
-
-        self.planner = RefreshPlanner.load(
-            court=self.court_id,
-            generation=generation,
-            generations=store.generations(self.court_id),
-            case_rows=store.row_states(self.court_id, "case"),
-            documents=documents,
-            config=self.refresh_config,
-        )
+        try:
+            self.planner = RefreshPlanner.load(
+                court=self.court_id,
+                generation=generation,
+                generations=store.generations(self.court_id),
+                case_rows=store.row_states(self.court_id, "case"),
+                documents=documents,
+                config=self.refresh_config,
+            )
+        except ItemStoreError as exc:
+            # one line and exit 1, like every store that cannot be used at the start
+            raise StateError(f"cannot plan the refresh of {self.court_id}: {exc}") from exc
 
     async def start(self) -> AsyncIterator[Request]:
         if self.args.listing == ALL_CASES:
