@@ -46,6 +46,10 @@ from harvest.workspace import ITEMS_DB, resolve_workspace
 from pipelines.store import ItemStore, ItemStoreError
 
 if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy.crawler import Crawler
+
     from extensions.store import Generation, RequestStore
 
 logger = logging.getLogger(__name__)
@@ -89,6 +93,14 @@ class SippSpider(Spider):
         #: the refresh walk's planner: only in a refresh generation (number > 0)
         self.planner: RefreshPlanner | None = None
         self._refresh_config: RefreshConfig | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        # HARVEST_REFRESH_* checked before the engine starts: a bad value refuses the crawl in
+        # one line (SettingsError, exit 1), like every other setting
+        spider.refresh_config  # noqa: B018
+        return spider
 
     @property
     def refresh_config(self) -> RefreshConfig:

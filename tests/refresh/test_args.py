@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harvest.spider_args import SippArgs, SpiderArgumentError
+from tests.support.harvest_run import crawl
 
 BASE = "https://sipp.pn-x.go.id/"
 
@@ -25,3 +28,21 @@ def test_a_wrong_refresh_policy_says_the_three() -> None:
     )
     with pytest.raises(SpiderArgumentError, match=r"did you mean -a refresh=\.\.\.\?"):
         SippArgs.from_arguments({"base_url": BASE, "refrsh": "due"})
+
+
+def test_a_bad_refresh_day_refuses_the_crawl_in_one_line(tmp_path: Path) -> None:
+    # refused when the court's generation is opened, before any request (nothing listens there)
+    result = crawl(
+        "http://127.0.0.1:9/",
+        "pn-x",
+        tmp_path / "ws",
+        spider_args={"refresh": "due"},
+        settings={"HARVEST_REFRESH_TODAY": "19-06-2024"},
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert (
+        "HARVEST_REFRESH_TODAY must be a day YYYY-MM-DD (the refresh policy's today), got "
+        "'19-06-2024'; leave it unset for the current UTC date"
+    ) in result.stderr
+    assert "Traceback" not in result.stderr

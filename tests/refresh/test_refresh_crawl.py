@@ -304,6 +304,8 @@ def test_changed_list_row_and_refresh_all_ship_only_what_changed(tmp_path: Path)
             assert len(fetched) == 26
             assert f"case|{COURT}|{newest}" in fetched
             assert mismatches(exported(ws), truth) == {}
+            entry = status_refresh(ws, TODAY)
+            assert (entry["refreshed"], entry["changed"], entry["new"]) == (26, 1, 25)
             before_ship = len(server.log_results())
             assert run_ship(ws, "--endpoint", server.url, *FAST).returncode == 0
             results = server.log_results()[before_ship:]
@@ -318,6 +320,8 @@ def test_changed_list_row_and_refresh_all_ship_only_what_changed(tmp_path: Path)
             assert list_fetches(ws, last_run(ws)) == 4
             assert len(keys_of_generation(ws, "case", 2)) == CASES + 25
             assert mismatches(exported(ws), truth) == {}
+            entry = status_refresh(ws, TODAY)
+            assert (entry["refreshed"], entry["changed"], entry["new"]) == (CASES + 25, 0, 0)
             before_ship = len(server.log_results())
             again = run_ship(ws, "--endpoint", server.url, *FAST)
             assert again.returncode == 0, again.stderr[-2000:]
