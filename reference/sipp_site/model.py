@@ -6,10 +6,12 @@ sequence number per case) and generates any case on demand with :meth:`CourtData
 ``case_data`` (the ``case`` part) and ``tabs`` (``{slug: data}`` of every available tab), plus a
 few values only the renderers need (ids, detention flags).
 
-Determinism: the same court variant, court id, ``seed`` and ``cases`` always give the same data.
-Cases are spread evenly over :data:`FIRST_DAY` .. :data:`TODAY` by index, so case ``i`` is
-registered no earlier than case ``i - 1``; cases registered while serving (``--live``) continue
-the same index and are registered on :data:`TODAY`.
+Determinism: the same court variant, court id, ``seed``, ``cases`` and as-of day always give the
+same data. ``cases`` cases are spread evenly over :data:`FIRST_DAY` .. :data:`TODAY` by index and
+the index goes on at the same rate after TODAY, so case ``i`` is registered no earlier than case
+``i - 1``; the court as of a day holds the cases registered by then, each showing the events of
+its (as-of independent) life that have happened by then. Cases registered while serving
+(``--live``) continue the same index and are registered on the as-of day.
 """
 
 from __future__ import annotations
@@ -146,20 +148,35 @@ class Case:
 
 
 class CourtData:
-    """The compact index of a generated court; generates cases on demand.
+    """The compact index of a generated court as it stands on ``as_of``; generates cases on
+    demand.
+
+    ``cases`` is how many cases are registered from :data:`FIRST_DAY` to :data:`TODAY`. The
+    index stream goes on at the same rate after TODAY (from TODAY + 1), so on a later
+    ``as_of`` the court also has the cases registered in TODAY + 1 .. as_of, and on an earlier
+    one only the cases registered by then; case ``i`` is the same case whatever the day. Each
+    case's whole life is drawn from the seed and its index; ``as_of`` only decides which of
+    its events have happened.
 
     Memory is a few bytes per case (three ``array`` columns), so 100,000 cases start in well
-    under a second. :meth:`register` appends one case registered today (``--live``).
+    under a second. :meth:`register` appends one case registered on ``as_of`` (``--live``).
     """
 
-    def __init__(self, court: Court, *, seed: int, cases: int) -> None:
+    def __init__(self, court: Court, *, seed: int, cases: int, as_of: dt.date = TODAY) -> None:
         if not 1 <= cases <= 1_000_000:
             raise ModelError(
                 f"--cases {cases} is out of range: give 1 .. 1000000 (10 .. 100000 tested)"
             )
+        if as_of < FIRST_DAY:
+            raise ModelError(
+                f"as-of day {as_of.isoformat()} is before the court's first registration day "
+                f"{FIRST_DAY.isoformat()}: give a day from {FIRST_DAY.isoformat()} on"
+            )
         self.court = court
         self.seed = seed
         self.initial = cases
+        #: the court's "today": events after it have not happened yet
+        self.as_of = as_of
         self._alur_ids = array("H")
         self._days = array("I")
         self._seqs = array("I")
@@ -171,12 +188,29 @@ class CourtData:
         #: flows drawn by conversion (weight 0: kepailitan from alur 1), on their own stream
         self._convert_stream = random.Random(f"convert:{seed}")
         self._converted = {a.id: a for a in court.alur if a.weight == 0}
-        span = (TODAY - FIRST_DAY).days
-        first = FIRST_DAY.toordinal()
-        for i in range(cases):
-            alur = self._stream.choices(court.alur, self._weights)[0]
-            day = first + int(span * (i + self._stream.random()) / cases)
-            self._append(alur, day)
+        self._span = (TODAY - FIRST_DAY).days
+        #: the next case of the index stream, drawn but registered after ``as_of``
+        self._next: tuple[Alur, int] = self._draw(0)
+        last = as_of.toordinal()
+        while self._next[1] <= last:
+            if len(self) >= 1_000_000:
+                raise ModelError(
+                    f"as-of day {as_of.isoformat()} with --cases {cases} gives more than "
+                    "1000000 cases: give an earlier day or fewer cases"
+                )
+            self._append(*self._next)
+            self._next = self._draw(len(self))
+
+    def _draw(self, i: int) -> tuple[Alur, int]:
+        """Flow and registration day (ordinal) of case ``i`` of the index stream: cases
+        0 .. N-1 spread over FIRST_DAY .. TODAY - 1, then on at the same rate from TODAY + 1
+        (TODAY itself only gets ``--live`` registrations, as before the as-of day existed)."""
+        alur = self._stream.choices(self.court.alur, self._weights)[0]
+        u = self._stream.random()
+        n, first = self.initial, FIRST_DAY.toordinal()
+        if i < n:
+            return alur, first + int(self._span * (i + u) / n)
+        return alur, first + self._span + 1 + int(self._span * (i - n + u) / n)
 
     def _append(self, alur: Alur, day: int) -> None:
         if alur.id == 1 and 3 in self._converted and self._convert_stream.random() < 0.05:
@@ -193,11 +227,11 @@ class CourtData:
         return len(self._alur_ids)
 
     def register(self) -> int:
-        """Register one new case today (``--live``); return its index."""
+        """Register the index stream's next case on the as-of day (``--live``); return its
+        index."""
         index = len(self)
-        alur = self._stream.choices(self.court.alur, self._weights)[0]
-        self._stream.random()  # keep the stream in step with the initial cases
-        self._append(alur, TODAY.toordinal())
+        self._append(self._next[0], self.as_of.toordinal())
+        self._next = self._draw(len(self))
         return index
 
     def alur_id(self, index: int) -> int:
@@ -235,7 +269,7 @@ class CourtData:
         registered = dt.date.fromordinal(self._days[index])
         seq = self._seqs[index]
         rng = random.Random(f"case:{self.seed}:{index}")
-        return _CaseBuilder(self.court, alur, index, seq, registered, rng).build(
+        return _CaseBuilder(self.court, alur, index, seq, registered, rng, self.as_of).build(
             self.id_perkara(index)
         )
 
@@ -247,7 +281,7 @@ class CourtData:
         out: list[JSON] = []
         for by, days in (("Penyidik", 20), ("Penuntut Umum", 20), ("Hakim PN", 30),
                          ("Perpanjangan Ketua PN", 60)):  # fmt: skip
-            if start > TODAY:
+            if start > self.as_of:
                 break
             end = start + dt.timedelta(days=days - 1)
             out.append(
@@ -258,7 +292,7 @@ class CourtData:
                     "tanggal_surat": start,
                     "mulai": start,
                     "sampai": end,
-                    "status": "Ditahan" if end >= TODAY else "Selesai",
+                    "status": "Ditahan" if end >= self.as_of else "Selesai",
                 }
             )
             start = end + dt.timedelta(days=1)
@@ -304,17 +338,18 @@ def number_of(data: CourtData, index: int) -> str:
 
 
 class _Clock:
-    """Dates of one case's events; anything after TODAY has not happened yet."""
+    """Dates of one case's events; anything after ``today`` (the court's as-of day) has not
+    happened yet."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, today: dt.date) -> None:
         self.rng = rng
+        self.today = today
 
     def after(self, day: dt.date, lo: int, hi: int) -> dt.date:
         return day + dt.timedelta(days=self.rng.randint(lo, hi))
 
-    @staticmethod
-    def happened(day: dt.date | None) -> bool:
-        return day is not None and day <= TODAY
+    def happened(self, day: dt.date | None) -> bool:
+        return day is not None and day <= self.today
 
 
 _ROMAN_MONTHS = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
@@ -366,8 +401,11 @@ class _CaseBuilder:
         seq: int,
         registered: dt.date,
         rng: random.Random,
+        today: dt.date = TODAY,
     ) -> None:
         self.court = court
+        #: the court's as-of day: events after it have not happened yet
+        self.today = today
         self.alur = alur
         self.index = index
         self.rng = rng
@@ -378,7 +416,7 @@ class _CaseBuilder:
         #: the rarer branches (status_putusan 91, ...) draw from a third stream, so taking one
         #: leaves every other case's data as it was
         self.grng = random.Random(f"branch:{hash(rng.getstate()[1])}")
-        self.clock = _Clock(rng)
+        self.clock = _Clock(rng, today)
         self.reg = registered
         self.number = court.case_number(seq, alur, registered)
         raw = self.number
@@ -503,7 +541,7 @@ class _CaseBuilder:
                     {"slug": slug, "label": label, "available": slug not in UNAVAILABLE_TABS}
                 )
         tabs = {t["slug"]: self.tabs[t["slug"]] for t in tab_list if t["available"]}
-        end = self.putusan_day if self.clock.happened(self.putusan_day) else TODAY
+        end = self.putusan_day if self.clock.happened(self.putusan_day) else self.today
         assert end is not None
         # "Lama Proses" (days since registration) grows every day an open case waits: shown on
         # the list, but volatile, so it is not part of the item (it would re-hash and re-ship
@@ -771,7 +809,7 @@ class _CaseBuilder:
         gap: tuple[int, int],
         prefix: list[JSON] | None = None,
     ) -> list[dt.date]:
-        """Jadwal Sidang; returns the day each agenda was held (stops at TODAY).
+        """Jadwal Sidang; returns the day each agenda was held (stops at the as-of day).
 
         ``prefix`` rows (a first hearing that opened mediation) come first; without them the
         first held hearing is the case's "Sidang Pertama".
@@ -785,8 +823,8 @@ class _CaseBuilder:
         for agenda in agendas:
             while True:
                 postponed = r.random() < 0.18
-                if day > TODAY:
-                    if not upcoming and (day - TODAY).days <= 14:
+                if day > self.today:
+                    if not upcoming and (day - self.today).days <= 14:
                         rows.append(hearing_row(day, agenda, room, None, None, upcoming=True))
                     upcoming = True
                     break
@@ -1654,7 +1692,7 @@ class _CaseBuilder:
         du["prodeo"] = "Ya" if r.random() < 0.05 else "Tidak"
         self.data_umum = du
 
-        ledger = _Ledger(r.randint(5, 30) * 100_000 if du["prodeo"] == "Tidak" else 0)
+        ledger = _Ledger(r.randint(5, 30) * 100_000 if du["prodeo"] == "Tidak" else 0, self.today)
         ledger.add(self.reg, "Panjar Biaya Perkara", ledger.deposit, None)
         ledger.add(self.reg, "Biaya Pendaftaran", None, 30_000)
         ledger.add(self.reg, "Biaya Proses", None, 75_000)
@@ -2093,7 +2131,7 @@ class _CaseBuilder:
         rows: list[JSON] = []
         day = first
         for agenda in ("Pemeriksaan Perlawanan", "Pembacaan Putusan Perlawanan"):
-            if day > TODAY:
+            if day > self.today:
                 rows.append(hearing_row(day, agenda, V.ROOMS[0], None, None, upcoming=True,
                                         jenis="Sidang Perlawanan"))  # fmt: skip
                 break
@@ -2248,7 +2286,7 @@ class _CaseBuilder:
         rows = self.tabs.setdefault("jadwal_sidang", [])
         day = first
         for agenda in ("Pemeriksaan Perlawanan", "Mediasi", "Pembuktian", "Pembacaan Putusan"):
-            if day > TODAY:
+            if day > self.today:
                 rows.append(
                     hearing_row(
                         day, agenda, V.ROOMS[0], None, None, upcoming=True, jenis="Sidang Verzet"
@@ -2373,7 +2411,7 @@ class _CaseBuilder:
         self.event(first, "Persidangan", "Sidang Pertama", "Sidang pertama")
         self.event(first, "Mediasi", "Penetapan Mediator", None)
         if started:
-            self.mediasi_days = ((end if done else TODAY) - start).days
+            self.mediasi_days = ((end if done else self.today) - start).days
         if not done:
             return None
         self.event(end, "Mediasi", "Laporan Hasil Mediasi", "Persidangan")
@@ -2383,14 +2421,15 @@ class _CaseBuilder:
 class _Ledger:
     """Biaya Perkara: the running balance of a civil case's deposit."""
 
-    def __init__(self, deposit: int) -> None:
+    def __init__(self, deposit: int, today: dt.date) -> None:
         self.deposit = deposit
+        self.today = today
         self.rows: list[JSON] = []
         self.balance = 0
         self.appeal_rows: list[JSON] = []
 
     def add(self, day: dt.date | None, what: str, income: int | None, cost: int | None) -> None:
-        if day is None or day > TODAY:
+        if day is None or day > self.today:
             return
         self.balance += (income or 0) - (cost or 0)
         self.rows.append(
@@ -2408,7 +2447,7 @@ class _Ledger:
             self.rows[-1]["keterangan"] = row_note
 
     def appeal(self, day: dt.date) -> None:
-        if day > TODAY:
+        if day > self.today:
             return
         self.appeal_rows = [
             {"tanggal": iso(day), "uraian": "Panjar Biaya Banding", "pemasukan": 3_000_000,

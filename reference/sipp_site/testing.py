@@ -10,6 +10,7 @@ while it keeps serving: same data, same address, the tokens it printed stay vali
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import re
 import signal
@@ -22,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .court import TODAY
 from .faults import FAULTS_OFF_LINE
 
 _LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/\S*)")
@@ -47,13 +49,30 @@ class Replica:
         keep: list[str] = []
         it = iter(self.args)
         for arg in it:
-            if arg in ("--cases", "--seed", "--variant", "--court-id", "--registered"):
+            if arg in (
+                "--cases", "--seed", "--variant", "--court-id", "--registered", "--as-of"
+            ):  # fmt: skip
                 keep += [arg, next(it)]
         return keep
 
-    def write_truth(self, path: Path, *, registered: int = 0) -> Path:
-        """Write the ground truth of this replica's data (plus ``registered`` live cases)."""
+    @property
+    def as_of(self) -> dt.date:
+        """The day this replica shows (``--as-of``; the last one given wins, as in argparse)."""
+        day = TODAY
+        for k, arg in enumerate(self.args[:-1]):
+            if arg == "--as-of":
+                day = dt.date.fromisoformat(self.args[k + 1])
+        return day
+
+    def write_truth(
+        self, path: Path, *, registered: int = 0, as_of: dt.date | str | None = None
+    ) -> Path:
+        """Write the ground truth of this replica's data (plus ``registered`` live cases), as
+        of the day it serves or, with ``as_of``, of another day (the same court on that day:
+        what a refresh on that day must find)."""
         extra = ["--registered", str(registered)] if registered else []
+        if as_of is not None:
+            extra += ["--as-of", as_of if isinstance(as_of, str) else as_of.isoformat()]
         subprocess.run(
             [sys.executable, "-m", "reference.sipp_site", *self.truth_args(), *extra,
              "--truth", str(path)],
@@ -102,9 +121,12 @@ def replica_command(
     court_id: str | None = None,
     port: int = 0,
     extra_args: Sequence[str] = (),
+    as_of: dt.date | str | None = None,
 ) -> list[str]:
     """The replica's options; ``extra_args`` come last, so they win over these."""
     args = ["--port", str(port), "--cases", str(cases), "--seed", str(seed), "--variant", variant]
+    if as_of is not None:
+        args += ["--as-of", as_of if isinstance(as_of, str) else as_of.isoformat()]
     args += ["--fault-seed", str(seed if fault_seed is None else fault_seed)]
     if court_id:
         args += ["--court-id", court_id]
@@ -130,11 +152,18 @@ def running_replica(
     court_id: str | None = None,
     extra_args: Sequence[str] = (),
     port: int = 0,
+    as_of: dt.date | str | None = None,
 ) -> Iterator[Replica]:
-    """Start the replica in a subprocess, yield it once it answers, stop it on exit."""
+    """Start the replica in a subprocess, yield it once it answers, stop it on exit.
+
+    ``as_of``: the day the court is shown as of (``--as-of``; default TODAY, 2024-06-19). To
+    refresh a harvest, leave the block and start again with the same ``cases``/``seed``, a
+    later ``as_of`` and the same ``port``: the same cases (same numbers, same tokens) plus
+    what happened in between."""
     args = replica_command(
         cases=cases, seed=seed, faults=faults, fault_seed=fault_seed, challenge=challenge,
         live=live, variant=variant, court_id=court_id, port=port, extra_args=extra_args,
+        as_of=as_of,
     )  # fmt: skip
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
