@@ -20,10 +20,12 @@ import datetime as dt
 import hashlib
 import json
 import random
+import sys
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import IO, Any
 
 from . import _vocab as V
@@ -265,13 +267,26 @@ class CourtData:
         """Generate case ``index`` (pure function of court, seed and the index built so far)."""
         if not 0 <= index < len(self):
             raise ModelError(f"no case {index}: the court has {len(self)} cases")
+        registered = dt.date.fromordinal(self._days[index])
+        if self.as_of == TODAY:
+            return self._build(index, TODAY, None)
+        # Any other day: the case's life is the one it shows on TODAY (every draw the TODAY
+        # build makes, recorded by call site) and, for what has not happened by TODAY, draws
+        # derived from the seed, the index and the call site alone. A build as of any day then
+        # makes the same draws for the same events, whatever was cut off before them.
+        tape = _Tape(f"life:{self.seed}:{index}")
+        if registered <= TODAY:
+            self._build(index, TODAY, tape)
+        tape.replaying = True
+        return self._build(index, self.as_of, tape)
+
+    def _build(self, index: int, today: dt.date, tape: _Tape | None) -> Case:
         alur = self.court.alur_by_id(self._alur_ids[index])
         registered = dt.date.fromordinal(self._days[index])
-        seq = self._seqs[index]
-        rng = random.Random(f"case:{self.seed}:{index}")
-        return _CaseBuilder(self.court, alur, index, seq, registered, rng, self.as_of).build(
-            self.id_perkara(index)
-        )
+        seed = f"case:{self.seed}:{index}"
+        rng = random.Random(seed) if tape is None else _TapeRandom.make(seed, "main", tape)
+        builder = _CaseBuilder(self.court, alur, index, self._seqs[index], registered, rng, today)
+        return builder.build(self.id_perkara(index))
 
     def detention(self, index: int, defendant: int) -> list[JSON]:
         """The detention periods of one defendant (the Penahanan popup; not part of the truth)."""
@@ -335,6 +350,82 @@ def number_of(data: CourtData, index: int) -> str:
 
 # --------------------------------------------------------------------------------------------
 # the generator of one case
+
+_HERE = __file__
+
+
+class _Tape:
+    """The random draws of one case's builds, keyed by stream and call site.
+
+    Recording (the build as of TODAY) stores every draw; replaying (the build as of another
+    day) returns the recorded draw of the same call site and occurrence, and for a call site
+    the TODAY build never reached (an event after TODAY) a draw derived from ``salt`` and the
+    key alone, so it is the same on every later day.
+    """
+
+    def __init__(self, salt: str) -> None:
+        self.salt = salt
+        self.replaying = False
+        self.values: dict[tuple[Any, ...], float | int] = {}
+
+
+class _TapeRandom(random.Random):
+    """A case stream that records (or replays) its draws on a :class:`_Tape`.
+
+    Only the two primitives are overridden; ``choice``, ``randint``, ``choices``, ``sample``
+    ... are built on them, so a recording stream draws exactly what :class:`random.Random`
+    draws from the same seed.
+    """
+
+    name: str
+    tape: _Tape
+    counts: dict[tuple[Any, ...], int]
+
+    @classmethod
+    def make(cls, seed: int | str, name: str, tape: _Tape) -> _TapeRandom:
+        r = cls(seed)
+        r.name, r.tape, r.counts = name, tape, {}
+        return r
+
+    def _key(self, kind: int) -> tuple[Any, ...]:
+        """The call site: each model.py frame as (function, line within it), innermost first,
+        plus how often this site drew before (loops draw at one site many times)."""
+        f: FrameType | None = sys._getframe(2)
+        while f is not None and f.f_code.co_filename != _HERE:
+            f = f.f_back  # random.py's own frames (choice -> _randbelow -> getrandbits)
+        sites: list[Any] = [self.name, kind]
+        # up to the builder (CourtData.case calls it from two lines: TODAY's build, the day's)
+        while f is not None and f.f_code.co_filename == _HERE and f.f_code is not _BUILD_CODE:
+            sites += (f.f_code.co_qualname, f.f_lineno - f.f_code.co_firstlineno)
+            f = f.f_back
+        site = tuple(sites)
+        n = self.counts.get(site, 0)
+        self.counts[site] = n + 1
+        return (*site, n)
+
+    def random(self) -> float:
+        key = self._key(-1)
+        tape = self.tape
+        if not tape.replaying:
+            value = super().random()
+            tape.values[key] = value
+            return value
+        got = tape.values.get(key)
+        if got is None:
+            return random.Random(f"{tape.salt}:{key}").random()
+        return float(got)
+
+    def getrandbits(self, k: int, /) -> int:
+        key = self._key(k)
+        tape = self.tape
+        if not tape.replaying:
+            bits = super().getrandbits(k)
+            tape.values[key] = bits
+            return bits
+        got = tape.values.get(key)
+        if got is None:
+            return random.Random(f"{tape.salt}:{key}").getrandbits(k)
+        return int(got)
 
 
 class _Clock:
@@ -412,10 +503,10 @@ class _CaseBuilder:
         #: verdict and appeal details (tabs putusan/banding/kasasi/pk) draw from their own
         #: stream, derived from the case's without consuming it (a tuple of ints hashes the
         #: same in every process; the whole state holds None, whose hash does not)
-        self.vrng = random.Random(hash(rng.getstate()[1]))
+        self.vrng = self._stream(hash(rng.getstate()[1]), "verdict")
         #: the rarer branches (status_putusan 91, ...) draw from a third stream, so taking one
         #: leaves every other case's data as it was
-        self.grng = random.Random(f"branch:{hash(rng.getstate()[1])}")
+        self.grng = self._stream(f"branch:{hash(rng.getstate()[1])}", "branch")
         self.clock = _Clock(rng, today)
         self.reg = registered
         self.number = court.case_number(seq, alur, registered)
@@ -437,6 +528,12 @@ class _CaseBuilder:
         self.header_parties: list[JSON] = []
         self.data_umum: JSON = {}
         self.disamarkan = False
+
+    def _stream(self, seed: int | str, name: str) -> random.Random:
+        """A side stream of this case: plain, or on the case's tape when the main one is."""
+        if isinstance(self.rng, _TapeRandom):
+            return _TapeRandom.make(seed, name, self.rng.tape)
+        return random.Random(seed)
 
     # ---------------------------------------------------------------- names
     def person(self, female: bool | None = None) -> str:
@@ -2416,6 +2513,9 @@ class _CaseBuilder:
             return None
         self.event(end, "Mediasi", "Laporan Hasil Mediasi", "Persidangan")
         return _workday(self.clock.after(end, 3, 10))
+
+
+_BUILD_CODE = CourtData._build.__code__
 
 
 class _Ledger:
