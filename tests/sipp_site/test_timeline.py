@@ -157,7 +157,7 @@ def test_same_seed_and_day_give_the_same_site_twice():
 def test_cases_registered_after_today_continue_the_index_at_the_same_rate():
     today, later, earlier = _data(TODAY), _data(D2), _data(TODAY - dt.timedelta(days=30))
     assert len(today) == 1200
-    # 1200 cases over 1,814 days: 0.66 a day; none registered on TODAY itself (--live's day)
+    # 1200 cases over 1,815 days: 0.66 a day; none registered on TODAY itself (--live's day)
     assert len(later) == 1211
     assert len(earlier) == 1181
     assert all(today.day(i) < TODAY.toordinal() for i in range(1200))
@@ -411,7 +411,7 @@ def test_running_replica_as_of_serves_that_day_and_writes_its_truth(tmp_path):
     with running_replica(cases=300, seed=11, as_of=D2) as rep, requests.Session() as s:
         assert rep.as_of == D2
         html = s.get(rep.url).text
-        # 300 cases over 1,814 days, 3 more registered by 2024-07-06
+        # 300 cases over 1,815 days, 3 more registered by 2024-07-06
         assert "Total : 303 Perkara" in html
         assert "Pembaharuan Data : Sabtu, 06 Jul. 2024 06:00:01 WIB" in html
         served = rep.write_truth(tmp_path / "d2.jsonl").read_text()
