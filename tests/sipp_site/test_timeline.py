@@ -419,3 +419,22 @@ def test_running_replica_as_of_serves_that_day_and_writes_its_truth(tmp_path):
         assert len(served.splitlines()) == 303
         other: Path = rep.write_truth(tmp_path / "d1.jsonl", as_of=D1)
         assert other.read_text() == _truth(_data(D1, cases=300))
+
+
+def test_lama_proses_grows_daily_while_a_case_waits_for_its_verdict():
+    # list position (newest first) 1211 - 1161 = 50 on D2, 1202 - 1161 = 41 on D1: page 3
+    def lama(site: Site, number: str) -> str:
+        html = get_page(site, "/list_perkara/page/3")
+        row = re.search(re.escape(number) + r"</td>.*?>(\d+) Hari</td>", html, re.DOTALL)
+        assert row is not None, number
+        return row.group(1)
+
+    one, two = _site(_data(D1)), _site(_data(D2))
+    # 23/Pid.B/2024, registered 2024-04-21, still in trial on both days
+    assert (lama(one, "23/Pid.B/2024/PN Rpk"), lama(two, "23/Pid.B/2024/PN Rpk")) == ("62", "76")
+    # 7/Pdt.G/2024, registered 2024-01-28, judged on 2024-07-01: it stops growing then
+    assert one.case(1105).extra["lama_proses"] == 116
+    assert two.case(1105).extra["lama_proses"] == 125
+    assert _site(_data(D2 + dt.timedelta(days=30))).case(1105).extra["lama_proses"] == 125
+    # not in the item: the case's document is the same whatever its Lama Proses
+    assert "lama_proses" not in json.dumps(two.case(1161).document("pn-replika"))
