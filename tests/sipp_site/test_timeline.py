@@ -438,3 +438,14 @@ def test_lama_proses_grows_daily_while_a_case_waits_for_its_verdict():
     assert _site(_data(D2 + dt.timedelta(days=30))).case(1105).extra["lama_proses"] == 125
     # not in the item: the case's document is the same whatever its Lama Proses
     assert "lama_proses" not in json.dumps(two.case(1161).document("pn-replika"))
+
+
+def test_a_week_moves_most_open_cases_as_docs_replica_md_states():
+    week = court_changes(cases=2000, seed=1, before=TODAY, after=TODAY + dt.timedelta(days=7))
+    assert (len(week.new_cases), len(week.changed_documents), len(week.changed_list_rows)) == (
+        8,
+        61,
+        23,
+    )
+    assert week.cases_before == 2000
+    assert len(week.refetch) == 69
