@@ -387,9 +387,10 @@ class _TapeRandom(random.Random):
         r.name, r.tape, r.counts = name, tape, {}
         return r
 
-    def _key(self, kind: int) -> tuple[Any, ...]:
+    def _key(self, kind: int, row: tuple[Any, ...] = ()) -> tuple[Any, ...]:
         """The call site: each model.py frame as (function, line within it), innermost first,
-        plus how often this site drew before (loops draw at one site many times)."""
+        and ``row`` (:func:`_chance`), plus how often this site drew before (loops draw at one
+        site many times)."""
         f: FrameType | None = sys._getframe(2)
         while f is not None and f.f_code.co_filename != _HERE:
             f = f.f_back  # random.py's own frames (choice -> _randbelow -> getrandbits)
@@ -398,13 +399,19 @@ class _TapeRandom(random.Random):
         while f is not None and f.f_code.co_filename == _HERE and f.f_code is not _BUILD_CODE:
             sites += (f.f_code.co_qualname, f.f_lineno - f.f_code.co_firstlineno)
             f = f.f_back
-        site = tuple(sites)
+        site = (*sites, *row)
         n = self.counts.get(site, 0)
         self.counts[site] = n + 1
         return (*site, n)
 
     def random(self) -> float:
-        key = self._key(-1)
+        return self._random(self._key(-1))
+
+    def keyed(self, row: tuple[Any, ...]) -> float:
+        """``random()`` keyed by the call site and ``row`` (see :func:`_chance`)."""
+        return self._random(self._key(-2, ("row", *row)))
+
+    def _random(self, key: tuple[Any, ...]) -> float:
         tape = self.tape
         if not tape.replaying:
             value = super().random()
@@ -797,12 +804,12 @@ class _CaseBuilder:
         )  # fmt: skip
         label = self.alur.pihak_1
         notices = []
-        for kepada in (label, label, f"Pihak {label}"):
+        for k, kepada in enumerate((label, label, f"Pihak {label}")):
             told = _workday(day + dt.timedelta(g.randint(0, 6)))
             notices.append(
                 {
                     "kepada": kepada,
-                    "tanggal": iso(told) if has(told) and g.random() < 0.85 else None,
+                    "tanggal": iso(told) if has(told) and _chance(g, k) < 0.85 else None,
                 }
             )
         self.tabs["putusan_sela"] = {
@@ -1175,8 +1182,16 @@ class _CaseBuilder:
                         "status": f"{label} {urutan}",
                         "nama": name,
                         "tanggal": iso(told) if has(told) else None,
-                        "menerima": iso(took) if has(took) and v.random() < 0.9 else None,
-                        "kirim": iso(copy) if has(copy) and v.random() < 0.8 else None,
+                        "menerima": (
+                            iso(took)
+                            if has(took) and _chance(v, "menerima", pihakke, urutan) < 0.9
+                            else None
+                        ),
+                        "kirim": (
+                            iso(copy)
+                            if has(copy) and _chance(v, "kirim", pihakke, urutan) < 0.8
+                            else None
+                        ),
                     }
                 )
         return out
@@ -2168,7 +2183,7 @@ class _CaseBuilder:
         self.event(decided, "Penetapan", "Penetapan Dismissal", "Penetapan Dismissal")
         for key in ("tanggal_pemberitahuan_penggugat", "tanggal_pemberitahuan_tergugat"):
             told = _workday(decided + dt.timedelta(g.randint(1, 5)))
-            rec[key] = iso(told) if has(told) and g.random() < 0.9 else None
+            rec[key] = iso(told) if has(told) and _chance(g, key) < 0.9 else None
         if g.random() >= 0.5:
             return None
         return self.perlawanan(decided)
@@ -2273,7 +2288,8 @@ class _CaseBuilder:
                 told = _workday(day + dt.timedelta(g.randint(1, 7)))
                 notices.append(
                     {"status": f"{p['label']} {urutan}", "nama": name,
-                     "tanggal": iso(told) if has(told) and g.random() < 0.9 else None,
+                     "tanggal": (iso(told) if has(told) and _chance(g, pihakke, urutan) < 0.9
+                                 else None),
                      "pihakke": pihakke}
                 )  # fmt: skip
         return [] if g.random() < 0.1 else notices
@@ -2516,6 +2532,17 @@ class _CaseBuilder:
 
 
 _BUILD_CODE = CourtData._build.__code__
+
+
+def _chance(rng: random.Random, *row: Any) -> float:
+    """``rng.random()`` for a draw a loop makes only for the rows whose event has happened
+    (``has(told) and _chance(g, pihakke, urutan) < 0.9``). The plain stream draws exactly as
+    ``rng.random()``; on a tape the draw is keyed by ``row`` instead of by how many draws the
+    site made before, so a row not yet notified on one day does not shift the draw of a row
+    that already was (rows are not notified in their loop order)."""
+    if isinstance(rng, _TapeRandom):
+        return rng.keyed(row)
+    return rng.random()
 
 
 class _Ledger:
