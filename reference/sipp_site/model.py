@@ -352,6 +352,8 @@ def number_of(data: CourtData, index: int) -> str:
 # the generator of one case
 
 _HERE = __file__
+#: (id of the code, instruction offset) -> (function, line within it) of a call site
+_SITES: dict[tuple[int, int], tuple[str, int]] = {}
 
 
 class _Tape:
@@ -396,13 +398,19 @@ class _TapeRandom(random.Random):
             f = f.f_back  # random.py's own frames (choice -> _randbelow -> getrandbits)
         sites: list[Any] = [self.name, kind]
         # up to the builder (CourtData.case calls it from two lines: TODAY's build, the day's)
-        while f is not None and f.f_code.co_filename == _HERE and f.f_code is not _BUILD_CODE:
-            sites += (f.f_code.co_qualname, f.f_lineno - f.f_code.co_firstlineno)
+        while (
+            f is not None and (code := f.f_code) is not _BUILD_CODE and code.co_filename == _HERE
+        ):
+            at = (id(code), f.f_lasti)  # (a code object hashes its whole body)
+            site = _SITES.get(at)
+            if site is None:  # f_lineno scans the line table: once per instruction
+                site = _SITES[at] = (code.co_qualname, f.f_lineno - code.co_firstlineno)
+            sites += site
             f = f.f_back
-        site = (*sites, *row)
-        n = self.counts.get(site, 0)
-        self.counts[site] = n + 1
-        return (*site, n)
+        key = (*sites, *row)
+        n = self.counts.get(key, 0)
+        self.counts[key] = n + 1
+        return (*key, n)
 
     def random(self) -> float:
         return self._random(self._key(-1))
