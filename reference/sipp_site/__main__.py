@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime as dt
 import logging
 import signal
 import sys
@@ -18,12 +19,28 @@ import time
 from pathlib import Path
 
 from .challenge import Challenge
-from .court import VARIANTS, make_court
+from .court import FIRST_DAY, TODAY, VARIANTS, make_court
 from .faults import FAULTS_OFF_LINE, KINDS, FaultConfig, FaultConfigError, FaultPicker
 from .model import CourtData, ModelError, write_truth_file
 from .server import Replica, ServerOptions, serve
 from .site import Site
 from .tokens import TokenCodec
+
+
+def as_of_day(text: str) -> dt.date:
+    """``--as-of``: a day ``YYYY-MM-DD`` from FIRST_DAY on."""
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a day: give YYYY-MM-DD, e.g. {TODAY.isoformat()}"
+        ) from None
+    if day < FIRST_DAY:
+        raise argparse.ArgumentTypeError(
+            f"{day.isoformat()} is before the court's first registration day "
+            f"{FIRST_DAY.isoformat()}: give a later day"
+        )
+    return day
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +55,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--port", type=int, default=8800, help="port; 0 picks a free one (default 8800)"
     )
-    p.add_argument("--cases", type=int, default=500, help="number of cases (default 500)")
+    p.add_argument(
+        "--cases",
+        type=int,
+        default=500,
+        help=f"cases registered {FIRST_DAY.isoformat()} .. {TODAY.isoformat()} (default 500)",
+    )
+    p.add_argument(
+        "--as-of",
+        type=as_of_day,
+        default=TODAY,
+        metavar="YYYY-MM-DD",
+        help=(
+            "show the court as it stands on this day: the cases registered by then (the same "
+            f"rate goes on after {TODAY.isoformat()}) and the events that have happened "
+            f"(default {TODAY.isoformat()})"
+        ),
+    )
     p.add_argument("--seed", type=int, default=1, help="data seed (default 1)")
     p.add_argument(
         "--variant",
@@ -100,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         court = make_court(args.variant, args.court_id)
         t0 = time.monotonic()
-        data = CourtData(court, seed=args.seed, cases=args.cases)
+        data = CourtData(court, seed=args.seed, cases=args.cases, as_of=args.as_of)
         for _ in range(max(args.registered, 0)):
             data.register()
         overrides = {
@@ -135,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     replica = Replica(site, FaultPicker(faults, args.fault_seed), Challenge(codec), options)
     print(
         f"replica {court.court_id} ({args.variant}): {len(data)} cases, seed {args.seed}, "
+        f"as of {data.as_of.isoformat()}, "
         f"faults {faults.total:.3f}, challenge {'on' if args.challenge else 'off'}, "
         f"live {'on' if args.live else 'off'}; index built in {time.monotonic() - t0:.2f}s",
         flush=True,

@@ -6,10 +6,12 @@ sequence number per case) and generates any case on demand with :meth:`CourtData
 ``case_data`` (the ``case`` part) and ``tabs`` (``{slug: data}`` of every available tab), plus a
 few values only the renderers need (ids, detention flags).
 
-Determinism: the same court variant, court id, ``seed`` and ``cases`` always give the same data.
-Cases are spread evenly over :data:`FIRST_DAY` .. :data:`TODAY` by index, so case ``i`` is
-registered no earlier than case ``i - 1``; cases registered while serving (``--live``) continue
-the same index and are registered on :data:`TODAY`.
+Determinism: the same court variant, court id, ``seed``, ``cases`` and as-of day always give the
+same data. ``cases`` cases are spread evenly over :data:`FIRST_DAY` .. :data:`TODAY` by index and
+the index goes on at the same rate after TODAY, so case ``i`` is registered no earlier than case
+``i - 1``; the court as of a day holds the cases registered by then, each showing the events of
+its (as-of independent) life that have happened by then. Cases registered while serving
+(``--live``) continue the same index and are registered on the as-of day.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import datetime as dt
 import hashlib
 import json
 import random
+import sys
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import IO, Any
 
 from . import _vocab as V
@@ -146,20 +150,35 @@ class Case:
 
 
 class CourtData:
-    """The compact index of a generated court; generates cases on demand.
+    """The compact index of a generated court as it stands on ``as_of``; generates cases on
+    demand.
+
+    ``cases`` is how many cases are registered from :data:`FIRST_DAY` to :data:`TODAY`. The
+    index stream goes on at the same rate after TODAY (from TODAY + 1), so on a later
+    ``as_of`` the court also has the cases registered in TODAY + 1 .. as_of, and on an earlier
+    one only the cases registered by then; case ``i`` is the same case whatever the day. Each
+    case's whole life is drawn from the seed and its index; ``as_of`` only decides which of
+    its events have happened.
 
     Memory is a few bytes per case (three ``array`` columns), so 100,000 cases start in well
-    under a second. :meth:`register` appends one case registered today (``--live``).
+    under a second. :meth:`register` appends one case registered on ``as_of`` (``--live``).
     """
 
-    def __init__(self, court: Court, *, seed: int, cases: int) -> None:
+    def __init__(self, court: Court, *, seed: int, cases: int, as_of: dt.date = TODAY) -> None:
         if not 1 <= cases <= 1_000_000:
             raise ModelError(
                 f"--cases {cases} is out of range: give 1 .. 1000000 (10 .. 100000 tested)"
             )
+        if as_of < FIRST_DAY:
+            raise ModelError(
+                f"as-of day {as_of.isoformat()} is before the court's first registration day "
+                f"{FIRST_DAY.isoformat()}: give a day from {FIRST_DAY.isoformat()} on"
+            )
         self.court = court
         self.seed = seed
         self.initial = cases
+        #: the court's "today": events after it have not happened yet
+        self.as_of = as_of
         self._alur_ids = array("H")
         self._days = array("I")
         self._seqs = array("I")
@@ -171,12 +190,29 @@ class CourtData:
         #: flows drawn by conversion (weight 0: kepailitan from alur 1), on their own stream
         self._convert_stream = random.Random(f"convert:{seed}")
         self._converted = {a.id: a for a in court.alur if a.weight == 0}
-        span = (TODAY - FIRST_DAY).days
-        first = FIRST_DAY.toordinal()
-        for i in range(cases):
-            alur = self._stream.choices(court.alur, self._weights)[0]
-            day = first + int(span * (i + self._stream.random()) / cases)
-            self._append(alur, day)
+        self._span = (TODAY - FIRST_DAY).days
+        #: the next case of the index stream, drawn but registered after ``as_of``
+        self._next: tuple[Alur, int] = self._draw(0)
+        last = as_of.toordinal()
+        while self._next[1] <= last:
+            if len(self) >= 1_000_000:
+                raise ModelError(
+                    f"as-of day {as_of.isoformat()} with --cases {cases} gives more than "
+                    "1000000 cases: give an earlier day or fewer cases"
+                )
+            self._append(*self._next)
+            self._next = self._draw(len(self))
+
+    def _draw(self, i: int) -> tuple[Alur, int]:
+        """Flow and registration day (ordinal) of case ``i`` of the index stream: cases
+        0 .. N-1 spread over FIRST_DAY .. TODAY - 1, then on at the same rate from TODAY + 1
+        (TODAY itself only gets ``--live`` registrations, as before the as-of day existed)."""
+        alur = self._stream.choices(self.court.alur, self._weights)[0]
+        u = self._stream.random()
+        n, first = self.initial, FIRST_DAY.toordinal()
+        if i < n:
+            return alur, first + int(self._span * (i + u) / n)
+        return alur, first + self._span + 1 + int(self._span * (i - n + u) / n)
 
     def _append(self, alur: Alur, day: int) -> None:
         if alur.id == 1 and 3 in self._converted and self._convert_stream.random() < 0.05:
@@ -193,11 +229,11 @@ class CourtData:
         return len(self._alur_ids)
 
     def register(self) -> int:
-        """Register one new case today (``--live``); return its index."""
+        """Register the index stream's next case on the as-of day (``--live``); return its
+        index."""
         index = len(self)
-        alur = self._stream.choices(self.court.alur, self._weights)[0]
-        self._stream.random()  # keep the stream in step with the initial cases
-        self._append(alur, TODAY.toordinal())
+        self._append(self._next[0], self.as_of.toordinal())
+        self._next = self._draw(len(self))
         return index
 
     def alur_id(self, index: int) -> int:
@@ -231,13 +267,26 @@ class CourtData:
         """Generate case ``index`` (pure function of court, seed and the index built so far)."""
         if not 0 <= index < len(self):
             raise ModelError(f"no case {index}: the court has {len(self)} cases")
+        registered = dt.date.fromordinal(self._days[index])
+        if self.as_of == TODAY:
+            return self._build(index, TODAY, None)
+        # Any other day: the case's life is the one it shows on TODAY (every draw the TODAY
+        # build makes, recorded by call site) and, for what has not happened by TODAY, draws
+        # derived from the seed, the index and the call site alone. A build as of any day then
+        # makes the same draws for the same events, whatever was cut off before them.
+        tape = _Tape(f"life:{self.seed}:{index}")
+        if registered <= TODAY:
+            self._build(index, TODAY, tape)
+        tape.replaying = True
+        return self._build(index, self.as_of, tape)
+
+    def _build(self, index: int, today: dt.date, tape: _Tape | None) -> Case:
         alur = self.court.alur_by_id(self._alur_ids[index])
         registered = dt.date.fromordinal(self._days[index])
-        seq = self._seqs[index]
-        rng = random.Random(f"case:{self.seed}:{index}")
-        return _CaseBuilder(self.court, alur, index, seq, registered, rng).build(
-            self.id_perkara(index)
-        )
+        seed = f"case:{self.seed}:{index}"
+        rng = random.Random(seed) if tape is None else _TapeRandom.make(seed, "main", tape)
+        builder = _CaseBuilder(self.court, alur, index, self._seqs[index], registered, rng, today)
+        return builder.build(self.id_perkara(index))
 
     def detention(self, index: int, defendant: int) -> list[JSON]:
         """The detention periods of one defendant (the Penahanan popup; not part of the truth)."""
@@ -247,7 +296,7 @@ class CourtData:
         out: list[JSON] = []
         for by, days in (("Penyidik", 20), ("Penuntut Umum", 20), ("Hakim PN", 30),
                          ("Perpanjangan Ketua PN", 60)):  # fmt: skip
-            if start > TODAY:
+            if start > self.as_of:
                 break
             end = start + dt.timedelta(days=days - 1)
             out.append(
@@ -258,7 +307,7 @@ class CourtData:
                     "tanggal_surat": start,
                     "mulai": start,
                     "sampai": end,
-                    "status": "Ditahan" if end >= TODAY else "Selesai",
+                    "status": "Ditahan" if end >= self.as_of else "Selesai",
                 }
             )
             start = end + dt.timedelta(days=1)
@@ -302,19 +351,111 @@ def number_of(data: CourtData, index: int) -> str:
 # --------------------------------------------------------------------------------------------
 # the generator of one case
 
+_HERE = __file__
+#: (id of the code, instruction offset) -> (function, line within it) of a call site
+_SITES: dict[tuple[int, int], tuple[str, int]] = {}
+
+
+class _Tape:
+    """The random draws of one case's builds, keyed by stream and call site.
+
+    Recording (the build as of TODAY) stores every draw; replaying (the build as of another
+    day) returns the recorded draw of the same call site and occurrence, and for a call site
+    the TODAY build never reached (an event after TODAY) a draw derived from ``salt`` and the
+    key alone, so it is the same on every later day.
+    """
+
+    def __init__(self, salt: str) -> None:
+        self.salt = salt
+        self.replaying = False
+        self.values: dict[tuple[Any, ...], float | int] = {}
+
+
+class _TapeRandom(random.Random):
+    """A case stream that records (or replays) its draws on a :class:`_Tape`.
+
+    Only the two primitives are overridden; ``choice``, ``randint``, ``choices``, ``sample``
+    ... are built on them, so a recording stream draws exactly what :class:`random.Random`
+    draws from the same seed.
+    """
+
+    name: str
+    tape: _Tape
+    counts: dict[tuple[Any, ...], int]
+
+    @classmethod
+    def make(cls, seed: int | str, name: str, tape: _Tape) -> _TapeRandom:
+        r = cls(seed)
+        r.name, r.tape, r.counts = name, tape, {}
+        return r
+
+    def _key(self, kind: int, row: tuple[Any, ...] = ()) -> tuple[Any, ...]:
+        """The call site: each model.py frame as (function, line within it), innermost first,
+        and ``row`` (:func:`_chance`), plus how often this site drew before (loops draw at one
+        site many times)."""
+        f: FrameType | None = sys._getframe(2)
+        while f is not None and f.f_code.co_filename != _HERE:
+            f = f.f_back  # random.py's own frames (choice -> _randbelow -> getrandbits)
+        sites: list[Any] = [self.name, kind]
+        # up to the builder (CourtData.case calls it from two lines: TODAY's build, the day's)
+        while (
+            f is not None and (code := f.f_code) is not _BUILD_CODE and code.co_filename == _HERE
+        ):
+            at = (id(code), f.f_lasti)  # (a code object hashes its whole body)
+            site = _SITES.get(at)
+            if site is None:  # f_lineno scans the line table: once per instruction
+                site = _SITES[at] = (code.co_qualname, f.f_lineno - code.co_firstlineno)
+            sites += site
+            f = f.f_back
+        key = (*sites, *row)
+        n = self.counts.get(key, 0)
+        self.counts[key] = n + 1
+        return (*key, n)
+
+    def random(self) -> float:
+        return self._random(self._key(-1))
+
+    def keyed(self, row: tuple[Any, ...]) -> float:
+        """``random()`` keyed by the call site and ``row`` (see :func:`_chance`)."""
+        return self._random(self._key(-2, ("row", *row)))
+
+    def _random(self, key: tuple[Any, ...]) -> float:
+        tape = self.tape
+        if not tape.replaying:
+            value = super().random()
+            tape.values[key] = value
+            return value
+        got = tape.values.get(key)
+        if got is None:
+            return random.Random(f"{tape.salt}:{key}").random()
+        return float(got)
+
+    def getrandbits(self, k: int, /) -> int:
+        key = self._key(k)
+        tape = self.tape
+        if not tape.replaying:
+            bits = super().getrandbits(k)
+            tape.values[key] = bits
+            return bits
+        got = tape.values.get(key)
+        if got is None:
+            return random.Random(f"{tape.salt}:{key}").getrandbits(k)
+        return int(got)
+
 
 class _Clock:
-    """Dates of one case's events; anything after TODAY has not happened yet."""
+    """Dates of one case's events; anything after ``today`` (the court's as-of day) has not
+    happened yet."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, today: dt.date) -> None:
         self.rng = rng
+        self.today = today
 
     def after(self, day: dt.date, lo: int, hi: int) -> dt.date:
         return day + dt.timedelta(days=self.rng.randint(lo, hi))
 
-    @staticmethod
-    def happened(day: dt.date | None) -> bool:
-        return day is not None and day <= TODAY
+    def happened(self, day: dt.date | None) -> bool:
+        return day is not None and day <= self.today
 
 
 _ROMAN_MONTHS = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
@@ -366,19 +507,22 @@ class _CaseBuilder:
         seq: int,
         registered: dt.date,
         rng: random.Random,
+        today: dt.date = TODAY,
     ) -> None:
         self.court = court
+        #: the court's as-of day: events after it have not happened yet
+        self.today = today
         self.alur = alur
         self.index = index
         self.rng = rng
         #: verdict and appeal details (tabs putusan/banding/kasasi/pk) draw from their own
         #: stream, derived from the case's without consuming it (a tuple of ints hashes the
         #: same in every process; the whole state holds None, whose hash does not)
-        self.vrng = random.Random(hash(rng.getstate()[1]))
+        self.vrng = self._stream(hash(rng.getstate()[1]), "verdict")
         #: the rarer branches (status_putusan 91, ...) draw from a third stream, so taking one
         #: leaves every other case's data as it was
-        self.grng = random.Random(f"branch:{hash(rng.getstate()[1])}")
-        self.clock = _Clock(rng)
+        self.grng = self._stream(f"branch:{hash(rng.getstate()[1])}", "branch")
+        self.clock = _Clock(rng, today)
         self.reg = registered
         self.number = court.case_number(seq, alur, registered)
         raw = self.number
@@ -399,6 +543,12 @@ class _CaseBuilder:
         self.header_parties: list[JSON] = []
         self.data_umum: JSON = {}
         self.disamarkan = False
+
+    def _stream(self, seed: int | str, name: str) -> random.Random:
+        """A side stream of this case: plain, or on the case's tape when the main one is."""
+        if isinstance(self.rng, _TapeRandom):
+            return _TapeRandom.make(seed, name, self.rng.tape)
+        return random.Random(seed)
 
     # ---------------------------------------------------------------- names
     def person(self, female: bool | None = None) -> str:
@@ -503,7 +653,7 @@ class _CaseBuilder:
                     {"slug": slug, "label": label, "available": slug not in UNAVAILABLE_TABS}
                 )
         tabs = {t["slug"]: self.tabs[t["slug"]] for t in tab_list if t["available"]}
-        end = self.putusan_day if self.clock.happened(self.putusan_day) else TODAY
+        end = self.putusan_day if self.clock.happened(self.putusan_day) else self.today
         assert end is not None
         # "Lama Proses" (days since registration) grows every day an open case waits: shown on
         # the list, but volatile, so it is not part of the item (it would re-hash and re-ship
@@ -662,12 +812,12 @@ class _CaseBuilder:
         )  # fmt: skip
         label = self.alur.pihak_1
         notices = []
-        for kepada in (label, label, f"Pihak {label}"):
+        for k, kepada in enumerate((label, label, f"Pihak {label}")):
             told = _workday(day + dt.timedelta(g.randint(0, 6)))
             notices.append(
                 {
                     "kepada": kepada,
-                    "tanggal": iso(told) if has(told) and g.random() < 0.85 else None,
+                    "tanggal": iso(told) if has(told) and _chance(g, k) < 0.85 else None,
                 }
             )
         self.tabs["putusan_sela"] = {
@@ -771,7 +921,7 @@ class _CaseBuilder:
         gap: tuple[int, int],
         prefix: list[JSON] | None = None,
     ) -> list[dt.date]:
-        """Jadwal Sidang; returns the day each agenda was held (stops at TODAY).
+        """Jadwal Sidang; returns the day each agenda was held (stops at the as-of day).
 
         ``prefix`` rows (a first hearing that opened mediation) come first; without them the
         first held hearing is the case's "Sidang Pertama".
@@ -785,8 +935,8 @@ class _CaseBuilder:
         for agenda in agendas:
             while True:
                 postponed = r.random() < 0.18
-                if day > TODAY:
-                    if not upcoming and (day - TODAY).days <= 14:
+                if day > self.today:
+                    if not upcoming and (day - self.today).days <= 14:
                         rows.append(hearing_row(day, agenda, room, None, None, upcoming=True))
                     upcoming = True
                     break
@@ -1040,8 +1190,16 @@ class _CaseBuilder:
                         "status": f"{label} {urutan}",
                         "nama": name,
                         "tanggal": iso(told) if has(told) else None,
-                        "menerima": iso(took) if has(took) and v.random() < 0.9 else None,
-                        "kirim": iso(copy) if has(copy) and v.random() < 0.8 else None,
+                        "menerima": (
+                            iso(took)
+                            if has(took) and _chance(v, "menerima", pihakke, urutan) < 0.9
+                            else None
+                        ),
+                        "kirim": (
+                            iso(copy)
+                            if has(copy) and _chance(v, "kirim", pihakke, urutan) < 0.8
+                            else None
+                        ),
                     }
                 )
         return out
@@ -1654,7 +1812,7 @@ class _CaseBuilder:
         du["prodeo"] = "Ya" if r.random() < 0.05 else "Tidak"
         self.data_umum = du
 
-        ledger = _Ledger(r.randint(5, 30) * 100_000 if du["prodeo"] == "Tidak" else 0)
+        ledger = _Ledger(r.randint(5, 30) * 100_000 if du["prodeo"] == "Tidak" else 0, self.today)
         ledger.add(self.reg, "Panjar Biaya Perkara", ledger.deposit, None)
         ledger.add(self.reg, "Biaya Pendaftaran", None, 30_000)
         ledger.add(self.reg, "Biaya Proses", None, 75_000)
@@ -2033,7 +2191,7 @@ class _CaseBuilder:
         self.event(decided, "Penetapan", "Penetapan Dismissal", "Penetapan Dismissal")
         for key in ("tanggal_pemberitahuan_penggugat", "tanggal_pemberitahuan_tergugat"):
             told = _workday(decided + dt.timedelta(g.randint(1, 5)))
-            rec[key] = iso(told) if has(told) and g.random() < 0.9 else None
+            rec[key] = iso(told) if has(told) and _chance(g, key) < 0.9 else None
         if g.random() >= 0.5:
             return None
         return self.perlawanan(decided)
@@ -2093,7 +2251,7 @@ class _CaseBuilder:
         rows: list[JSON] = []
         day = first
         for agenda in ("Pemeriksaan Perlawanan", "Pembacaan Putusan Perlawanan"):
-            if day > TODAY:
+            if day > self.today:
                 rows.append(hearing_row(day, agenda, V.ROOMS[0], None, None, upcoming=True,
                                         jenis="Sidang Perlawanan"))  # fmt: skip
                 break
@@ -2138,7 +2296,8 @@ class _CaseBuilder:
                 told = _workday(day + dt.timedelta(g.randint(1, 7)))
                 notices.append(
                     {"status": f"{p['label']} {urutan}", "nama": name,
-                     "tanggal": iso(told) if has(told) and g.random() < 0.9 else None,
+                     "tanggal": (iso(told) if has(told) and _chance(g, pihakke, urutan) < 0.9
+                                 else None),
                      "pihakke": pihakke}
                 )  # fmt: skip
         return [] if g.random() < 0.1 else notices
@@ -2248,7 +2407,7 @@ class _CaseBuilder:
         rows = self.tabs.setdefault("jadwal_sidang", [])
         day = first
         for agenda in ("Pemeriksaan Perlawanan", "Mediasi", "Pembuktian", "Pembacaan Putusan"):
-            if day > TODAY:
+            if day > self.today:
                 rows.append(
                     hearing_row(
                         day, agenda, V.ROOMS[0], None, None, upcoming=True, jenis="Sidang Verzet"
@@ -2373,24 +2532,39 @@ class _CaseBuilder:
         self.event(first, "Persidangan", "Sidang Pertama", "Sidang pertama")
         self.event(first, "Mediasi", "Penetapan Mediator", None)
         if started:
-            self.mediasi_days = ((end if done else TODAY) - start).days
+            self.mediasi_days = ((end if done else self.today) - start).days
         if not done:
             return None
         self.event(end, "Mediasi", "Laporan Hasil Mediasi", "Persidangan")
         return _workday(self.clock.after(end, 3, 10))
 
 
+_BUILD_CODE = CourtData._build.__code__
+
+
+def _chance(rng: random.Random, *row: Any) -> float:
+    """``rng.random()`` for a draw a loop makes only for the rows whose event has happened
+    (``has(told) and _chance(g, pihakke, urutan) < 0.9``). The plain stream draws exactly as
+    ``rng.random()``; on a tape the draw is keyed by ``row`` instead of by how many draws the
+    site made before, so a row not yet notified on one day does not shift the draw of a row
+    that already was (rows are not notified in their loop order)."""
+    if isinstance(rng, _TapeRandom):
+        return rng.keyed(row)
+    return rng.random()
+
+
 class _Ledger:
     """Biaya Perkara: the running balance of a civil case's deposit."""
 
-    def __init__(self, deposit: int) -> None:
+    def __init__(self, deposit: int, today: dt.date) -> None:
         self.deposit = deposit
+        self.today = today
         self.rows: list[JSON] = []
         self.balance = 0
         self.appeal_rows: list[JSON] = []
 
     def add(self, day: dt.date | None, what: str, income: int | None, cost: int | None) -> None:
-        if day is None or day > TODAY:
+        if day is None or day > self.today:
             return
         self.balance += (income or 0) - (cost or 0)
         self.rows.append(
@@ -2408,7 +2582,7 @@ class _Ledger:
             self.rows[-1]["keterangan"] = row_note
 
     def appeal(self, day: dt.date) -> None:
-        if day > TODAY:
+        if day > self.today:
             return
         self.appeal_rows = [
             {"tanggal": iso(day), "uraian": "Panjar Biaya Banding", "pemasukan": 3_000_000,

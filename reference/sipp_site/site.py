@@ -17,7 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
-from .court import TODAY, Court
+from .court import Court
 from .formats import date_id
 from .model import Case, CourtData, number_of
 from .render import (
@@ -299,7 +299,7 @@ class Site:
             title = "DAFTAR PERKARA " + self.court.flow_title(alur_id).upper()
             enc = self.codec.encrypt(f"var_id={alur_id};var_tahapan=10;")
         # header.php:8-17: convertDayDate(date) time zonaWaktu; the PA court has no sync row
-        sync = None if self.court.variant == "pa" else f"{date_id(TODAY)} 06:00:01 WIB"
+        sync = None if self.court.variant == "pa" else f"{date_id(self.data.as_of)} 06:00:01 WIB"
         html = list_page(
             self._shell(base),
             ListPage(
@@ -457,10 +457,10 @@ class Site:
 
         Only cases registered in the :data:`JADWAL_WINDOW_DAYS` before ``day`` (newest
         :data:`JADWAL_MAX_CASES` of them) are looked at: older cases are long decided. Cached
-        per day (registrations happen on TODAY only, so past days never change).
+        per day (``--live`` registers on the as-of day only, so other days never change).
         """
         cached = self._hearings.get(day)
-        if cached is not None and day != TODAY:
+        if cached is not None and day != self.data.as_of:
             return cached
         hi = bisect.bisect_right(range(len(self.data)), day.toordinal(), key=self.data.day)
         lo = bisect.bisect_left(
@@ -478,8 +478,9 @@ class Site:
         return found
 
     def _jadwal(self, rest: list[str], base: str, session: PhpSession) -> Response:
-        """``/list_jadwal_sidang`` (today) and ``/list_jadwal_sidang/search/<1|2>/DD/MM/YYYY``."""
-        day = TODAY
+        """``/list_jadwal_sidang`` (the as-of day) and
+        ``/list_jadwal_sidang/search/<1|2>/DD/MM/YYYY``."""
+        day = self.data.as_of
         if rest:
             if len(rest) != 5 or rest[0] != "search" or rest[1] not in ("1", "2"):
                 return Response.html(CI_404, 404)

@@ -10,6 +10,7 @@ while it keeps serving: same data, same address, the tokens it printed stay vali
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import re
 import signal
@@ -22,7 +23,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .court import TODAY, VARIANTS, Variant, make_court
 from .faults import FAULTS_OFF_LINE
+from .model import CourtData
+from .sessions import PhpSessions
+from .site import PHP_COOKIE, Request, Site
 
 _LISTEN_RE = re.compile(r"listening on (http://127\.0\.0\.1:(\d+)/\S*)")
 STARTUP_TIMEOUT = 60.0
@@ -47,13 +52,30 @@ class Replica:
         keep: list[str] = []
         it = iter(self.args)
         for arg in it:
-            if arg in ("--cases", "--seed", "--variant", "--court-id", "--registered"):
+            if arg in (
+                "--cases", "--seed", "--variant", "--court-id", "--registered", "--as-of"
+            ):  # fmt: skip
                 keep += [arg, next(it)]
         return keep
 
-    def write_truth(self, path: Path, *, registered: int = 0) -> Path:
-        """Write the ground truth of this replica's data (plus ``registered`` live cases)."""
+    @property
+    def as_of(self) -> dt.date:
+        """The day this replica shows (``--as-of``; the last one given wins, as in argparse)."""
+        day = TODAY
+        for k, arg in enumerate(self.args[:-1]):
+            if arg == "--as-of":
+                day = dt.date.fromisoformat(self.args[k + 1])
+        return day
+
+    def write_truth(
+        self, path: Path, *, registered: int = 0, as_of: dt.date | str | None = None
+    ) -> Path:
+        """Write the ground truth of this replica's data (plus ``registered`` live cases), as
+        of the day it serves or, with ``as_of``, of another day (the same court on that day:
+        what a refresh on that day must find)."""
         extra = ["--registered", str(registered)] if registered else []
+        if as_of is not None:
+            extra += ["--as-of", as_of if isinstance(as_of, str) else as_of.isoformat()]
         subprocess.run(
             [sys.executable, "-m", "reference.sipp_site", *self.truth_args(), *extra,
              "--truth", str(path)],
@@ -102,9 +124,12 @@ def replica_command(
     court_id: str | None = None,
     port: int = 0,
     extra_args: Sequence[str] = (),
+    as_of: dt.date | str | None = None,
 ) -> list[str]:
     """The replica's options; ``extra_args`` come last, so they win over these."""
     args = ["--port", str(port), "--cases", str(cases), "--seed", str(seed), "--variant", variant]
+    if as_of is not None:
+        args += ["--as-of", as_of if isinstance(as_of, str) else as_of.isoformat()]
     args += ["--fault-seed", str(seed if fault_seed is None else fault_seed)]
     if court_id:
         args += ["--court-id", court_id]
@@ -130,11 +155,18 @@ def running_replica(
     court_id: str | None = None,
     extra_args: Sequence[str] = (),
     port: int = 0,
+    as_of: dt.date | str | None = None,
 ) -> Iterator[Replica]:
-    """Start the replica in a subprocess, yield it once it answers, stop it on exit."""
+    """Start the replica in a subprocess, yield it once it answers, stop it on exit.
+
+    ``as_of``: the day the court is shown as of (``--as-of``; default TODAY, 2024-06-19). To
+    refresh a harvest, leave the block and start again with the same ``cases``/``seed``, a
+    later ``as_of`` and the same ``port``: the same cases (same numbers, same tokens) plus
+    what happened in between."""
     args = replica_command(
         cases=cases, seed=seed, faults=faults, fault_seed=fault_seed, challenge=challenge,
         live=live, variant=variant, court_id=court_id, port=port, extra_args=extra_args,
+        as_of=as_of,
     )  # fmt: skip
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
@@ -174,6 +206,128 @@ def running_replica(
         reader.join(timeout=5)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+@dataclass(frozen=True)
+class DayChanges:
+    """What differs in a court between two as-of days (:func:`court_changes`).
+
+    Case numbers are the normalised ``nomor_perkara`` (the truth's ``source_id``; the
+    dedupe key is ``keys.dedupe_key(court_id, number)``), sorted.
+    """
+
+    before: dt.date
+    after: dt.date
+    #: cases on the court on ``before`` (and so on ``after`` too, when after >= before)
+    cases_before: int
+    #: registered in (before, after]: absent on ``before``, present on ``after``
+    new_cases: tuple[str, ...]
+    #: on both days, with a different ground-truth document (any part: list row, header,
+    #: data umum, a tab)
+    changed_documents: tuple[str, ...]
+    #: on both days, with a different list row (status, parties, ...: the item's
+    #: ``case.list_row``; the list's Lama Proses column grows daily and is not in it)
+    changed_list_rows: tuple[str, ...]
+
+    @property
+    def refetch(self) -> tuple[str, ...]:
+        """The cases a refresh on ``after`` must fetch to equal that day's truth: the new ones
+        and every changed one."""
+        return tuple(sorted((*self.new_cases, *self.changed_documents)))
+
+
+def court_changes(
+    *,
+    cases: int,
+    seed: int = 1,
+    before: dt.date | str,
+    after: dt.date | str,
+    variant: str = "pn",
+    court_id: str | None = None,
+) -> DayChanges:
+    """Which cases of the replica court (``--cases``/``--seed``/``--variant``/``--court-id``)
+    change between the as-of days ``before`` and ``after``: new cases, cases whose truth
+    document differs, cases whose list row differs. Computed in-process from the model
+    (about 2 ms per case on each day)."""
+    d1, d2 = _day(before), _day(after)
+    if d2 < d1:
+        raise ValueError(
+            f"after ({d2.isoformat()}) is before before ({d1.isoformat()}): give the earlier "
+            "day as before"
+        )
+    court = make_court(_variant(variant), court_id)
+    one = CourtData(court, seed=seed, cases=cases, as_of=d1)
+    two = CourtData(court, seed=seed, cases=cases, as_of=d2)
+    docs: list[str] = []
+    rows: list[str] = []
+    for index in range(len(one)):
+        a, b = one.case(index), two.case(index)
+        if a.tabs != b.tabs or a.case_data != b.case_data:
+            docs.append(a.nomor_perkara)
+        if a.case_data["list_row"] != b.case_data["list_row"]:
+            rows.append(a.nomor_perkara)
+    new = [two.case(index).nomor_perkara for index in range(len(one), len(two))]
+    return DayChanges(
+        before=d1,
+        after=d2,
+        cases_before=len(one),
+        new_cases=tuple(sorted(new)),
+        changed_documents=tuple(sorted(docs)),
+        changed_list_rows=tuple(sorted(rows)),
+    )
+
+
+_TOKEN_RE = re.compile(r"[A-Za-z0-9]{100,}={0,2}")
+
+
+def page_text(site: Site, html: str) -> str:
+    """``html`` with every token replaced by ``<token:PLAINTEXT>`` (what it decrypts to):
+    tokens carry a random IV per render, so two renders of one page differ only in them."""
+
+    def plain(m: re.Match[str]) -> str:
+        text = site.codec.decrypt(m.group(0))
+        return m.group(0) if text is None else f"<token:{text}>"
+
+    return _TOKEN_RE.sub(plain, html)
+
+
+def get_page(site: Site, path: str, *, session: str | None = None) -> str:
+    """One in-process GET (no sockets, no faults), following one redirect, as
+    :func:`page_text`; ``session``: a PHPSESSID to keep the one-shot value between calls."""
+    base = "http://127.0.0.1/"
+    cookies = {PHP_COOKIE: session or PhpSessions.new_id()}
+    resp = site.handle(Request("GET", path, {"user-agent": "replica-pages/1"}, b"", cookies), base)
+    if resp.status == 302:
+        location = dict(resp.headers)["Location"].removeprefix(base)
+        resp = site.handle(
+            Request("GET", "/" + location, {"user-agent": "replica-pages/1"}, b"", cookies), base
+        )
+    return f"{resp.status}\n" + page_text(site, resp.body.decode("utf-8"))
+
+
+def case_pages(site: Site, index: int) -> dict[str, str]:
+    """The pages a crawl fetches for case ``index``: ``detail`` and ``tab:<slug>`` for every
+    available tab, each as :func:`page_text` (tokens decrypted), from one warm session."""
+    session = PhpSessions.new_id()
+    case = site.case(index)
+    token = site.codec.encrypt(str(case.id_perkara))
+    pages = {"detail": get_page(site, f"/show_detil/{token}", session=session)}
+    for tab in case.tab_list:
+        if tab["available"]:
+            slug = tab["slug"]
+            pages[f"tab:{slug}"] = get_page(site, f"/show_{slug}/{token}", session=session)
+    return pages
+
+
+def _day(day: dt.date | str) -> dt.date:
+    return day if isinstance(day, dt.date) else dt.date.fromisoformat(day)
+
+
+def _variant(name: str) -> Variant:
+    for v in VARIANTS:
+        if v == name:
+            return v
+    raise ValueError(f"unknown court variant {name!r}: use one of {', '.join(VARIANTS)}")
 
 
 def _wait_answering(url: str, port: int, proc: subprocess.Popen[str]) -> None:
