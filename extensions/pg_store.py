@@ -378,7 +378,9 @@ class PostgresRequestStore:
                 "HARVEST_DATABASE_URL=postgresql://user:password@host:port/dbname"
             )
         if not lease_ttl > 0:
-            raise StateError(f"the lease TTL must be a positive number of seconds, got {lease_ttl}")
+            raise StateError(
+                f"the lease TTL must be a positive number of seconds, got {lease_ttl}"
+            )
         secret = _password(url)
         conn = _connect(url, secret, synchronous=synchronous, lock_timeout=busy_timeout)
         try:
@@ -973,7 +975,9 @@ class PostgresRequestStore:
                     )
                 return PartsCheck(missing=len(rows), sample=sample, items=items)
         except psycopg.Error as exc:
-            raise self._db_error(exc, "cross-check the request state with the item store") from None
+            raise self._db_error(
+                exc, "cross-check the request state with the item store"
+            ) from None
 
     def requeue(self, flt: ErrorFilter, *, dry_run: bool = False) -> int:
         where = ["status = 'error'"]
@@ -1073,8 +1077,7 @@ class PostgresRequestStore:
                 runs = [
                     dict(zip(run_names, r, strict=True))
                     for r in conn.execute(
-                        f"SELECT {run_cols} FROM runs WHERE TRUE{c_and} ORDER BY id DESC "
-                        "LIMIT %s",
+                        f"SELECT {run_cols} FROM runs WHERE TRUE{c_and} ORDER BY id DESC LIMIT %s",
                         (*c_params, limit),
                     )
                 ]
@@ -1163,7 +1166,9 @@ def _connect(
         ) from None
 
 
-def _prepare(conn: psycopg.Connection[Any], url: str, secret: str | None, *, readonly: bool) -> None:
+def _prepare(
+    conn: psycopg.Connection[Any], url: str, secret: str | None, *, readonly: bool
+) -> None:
     """Create the schema (writable) and check the tables are harvest's, at this version."""
     where = redact_url(url)
     try:

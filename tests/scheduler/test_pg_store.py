@@ -1,0 +1,372 @@
+"""What the PostgreSQL store does beyond the store contract (tests/scheduler/test_store.py):
+claims under concurrency (SKIP LOCKED), the court lease with its heartbeat and takeover, clear
+errors for an unreachable or foreign database that never show the password, and the setting
+that selects it. A real server: tests/support/postgres.py."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+from scrapy.settings import Settings
+
+from extensions.config import SchedulerConfig
+from extensions.pg_store import LeaseLost, PostgresRequestStore, redact_url
+from extensions.store import CrawlLocked, RunInfo, StateError, Status
+from harvest.settings_error import SettingsError
+from tests.scheduler.test_store import new
+from tests.support.net import refused_port
+from tests.support.paths import REPO
+
+RUN = RunInfo(court="c1", spider="sipp", pid=os.getpid(), host="h1", job="job-7", started_at="t0")
+OTHER = RunInfo(court="c1", spider="sipp", pid=4242, host="h2", job="job-9", started_at="t1")
+
+
+@pytest.fixture
+def opened() -> Iterator[Callable[..., PostgresRequestStore]]:
+    """Open stores, every one closed at the end of the test (before its database is dropped)."""
+    stores: list[PostgresRequestStore] = []
+
+    def open_(url: str, **kw: object) -> PostgresRequestStore:
+        store = PostgresRequestStore.open(url, **kw)  # type: ignore[arg-type]
+        stores.append(store)
+        return store
+
+    yield open_
+    for store in reversed(stores):
+        store.close()
+
+
+@pytest.fixture
+def url(pg_database: str, opened: object) -> str:
+    return pg_database
+
+
+def _password(url: str) -> str:
+    pw = urlsplit(url).password
+    assert pw
+    return pw
+
+
+def _with_password(url: str, password: str) -> str:
+    p = urlsplit(url)
+    netloc = f"{p.username}:{password}@{p.hostname}:{p.port}"
+    return urlunsplit((p.scheme, netloc, p.path, p.query, ""))
+
+
+# --- claims -----------------------------------------------------------------------------------
+
+
+def test_two_stores_claiming_at_once_never_take_one_row_twice(url: str, opened) -> None:
+    a, b = opened(url), opened(url)
+    for i in range(1000):
+        a.add(new(f"case|c1|{i}", priority=i % 7), 1)
+    claimed: dict[str, list[int]] = {"a": [], "b": []}
+    start = threading.Barrier(2)
+
+    def worker(name: str, store: PostgresRequestStore) -> None:
+        start.wait()
+        while (c := store.claim("c1", 1, busy_groups=[], held=[])) is not None:
+            claimed[name].append(c.id)
+            assert store.finish(c.id, 1, ok=True)
+
+    threads = [threading.Thread(target=worker, args=(n, s)) for n, s in (("a", a), ("b", b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    every = claimed["a"] + claimed["b"]
+    assert len(every) == 1000
+    assert len(set(every)) == 1000  # each row claimed exactly once
+    assert claimed["a"]  # both took part
+    assert claimed["b"]
+    assert a.count(status=Status.OK) == 1000
+    with psycopg.connect(url) as conn:
+        attempts = Counter(r[0] for r in conn.execute("SELECT attempts FROM requests"))
+        dispatched = conn.execute(
+            "SELECT count(*) FROM events WHERE event = 'dispatched'"
+        ).fetchone()
+    assert attempts == {1: 1000}
+    assert dispatched == (1000,)
+
+
+def test_a_row_being_claimed_is_skipped_not_waited_for(url: str, opened) -> None:
+    commits: list[Callable[[], None]] = []
+    a = opened(url, defer_commit=commits.append)  # group commit: its claim stays uncommitted
+    b = opened(url, busy_timeout=2.0)
+    b.add(new("case|c1|1", priority=9), 1)
+    b.add(new("case|c1|2", priority=1), 1)
+    first = a.claim("c1", 1, busy_groups=[], held=[])
+    assert first is not None
+    assert first.key == "case|c1|1"
+    t0 = time.monotonic()
+    second = b.claim("c1", 1, busy_groups=[], held=[])
+    assert time.monotonic() - t0 < 1.0  # not blocked on a's row lock
+    assert second is not None
+    assert second.key == "case|c1|2"
+    assert b.claim("c1", 1, busy_groups=[], held=[]) is None  # the locked row is not offered
+    commits.pop()()
+    assert b.count(status=Status.INFLIGHT) == 2
+
+
+# --- the court lease --------------------------------------------------------------------------
+
+
+def test_a_live_lease_is_refused_naming_its_holder(url: str, opened) -> None:
+    s1, s2 = opened(url), opened(url)
+    s1.acquire_crawl_lock(RUN)
+    s1.start_run(RUN)
+    with pytest.raises(CrawlLocked) as info:
+        s2.acquire_crawl_lock(OTHER)
+    message = str(info.value)
+    for part in (f"pid {os.getpid()}", "host h1", "job job-7", "started_at t0", "run_id 1"):
+        assert part in message
+    assert "lease in postgresql://harvest:***@" in message
+    assert _password(url) not in message
+    assert info.value.holder["pid"] == os.getpid()
+    s2.acquire_crawl_lock(RunInfo(**{**OTHER.__dict__, "court": "c2"}))  # another court: free
+    s1.release_crawl_lock()
+    s2.release_crawl_lock()
+    s2.acquire_crawl_lock(OTHER)  # given up by its holder: free at once
+
+
+def test_the_heartbeat_keeps_a_live_lease_beyond_its_ttl(url: str, opened) -> None:
+    s1 = opened(url, lease_ttl=1.0, heartbeat_interval=0.2)
+    s2 = opened(url, lease_ttl=1.0)
+    s1.acquire_crawl_lock(RUN)
+    time.sleep(2.0)  # two TTLs: only the heartbeat keeps it
+    with pytest.raises(CrawlLocked):
+        s2.acquire_crawl_lock(OTHER)
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT heartbeat_at > acquired_at, expires_at > now() FROM court_leases"
+        ).fetchone()
+    assert row == (True, True)
+
+
+def _wait_for_takeover(store: PostgresRequestStore, run: RunInfo, within: float) -> float:
+    t0 = time.monotonic()
+    while True:
+        try:
+            store.acquire_crawl_lock(run)
+            return time.monotonic() - t0
+        except CrawlLocked:
+            if time.monotonic() - t0 > within:
+                raise
+            time.sleep(0.1)
+
+
+def test_a_killed_holder_loses_its_court_after_the_ttl(url: str, opened) -> None:
+    """A worker holding c1 with two rows in flight is SIGKILLed: within the TTL its lease is
+    taken over and its inflight rows are pending again, with events naming the old holder."""
+    script = (
+        "import os, time\n"
+        "from extensions.pg_store import PostgresRequestStore\n"
+        "from extensions.store import RunInfo\n"
+        "from tests.scheduler.test_store import new\n"
+        f"s = PostgresRequestStore.open({url!r}, lease_ttl=1.5, heartbeat_interval=0.3)\n"
+        "run = RunInfo('c1', 'sipp', os.getpid(), 'h-dead', 'job-dead', 't')\n"
+        "s.acquire_crawl_lock(run)\n"
+        "rid, _ = s.start_run(run)\n"
+        "for i in range(3):\n"
+        "    s.add(new(f'case|c1|{i}'), rid)\n"
+        "s.claim('c1', rid, busy_groups=[], held=[])\n"
+        "s.claim('c1', rid, busy_groups=[], held=[])\n"
+        "print('holding', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=REPO
+    )
+    assert holder.stdout is not None
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        s = opened(url, lease_ttl=1.5)
+        time.sleep(2.0)  # the holder heartbeats: still its court after more than a TTL
+        with pytest.raises(CrawlLocked, match=f"pid {holder.pid}"):
+            s.acquire_crawl_lock(RUN)
+        assert s.count(status=Status.INFLIGHT) == 2
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+        holder.stdout.close()
+    waited = _wait_for_takeover(s, RUN, within=5.0)
+    assert waited <= 1.5 + 0.5  # within the TTL (plus the polling step and slack)
+    assert s.count(court="c1", status=Status.PENDING) == 3
+    assert s.count(status=Status.INFLIGHT) == 0
+    with psycopg.connect(url) as conn:
+        notes = [
+            r[0]
+            for r in conn.execute("SELECT detail FROM events WHERE event = 'released' ORDER BY id")
+        ]
+        takeover = conn.execute(
+            "SELECT detail FROM events WHERE event = 'lease_takeover'"
+        ).fetchall()
+        lease = conn.execute("SELECT pid, host, job FROM court_leases").fetchall()
+    assert len(notes) == 2
+    assert all(f"lease of pid {holder.pid} host h-dead job job-dead run 1 expired" in n
+               for n in notes)  # fmt: skip
+    assert len(takeover) == 1
+    assert "2 requests in flight sent back to pending" in takeover[0][0]
+    assert lease == [(os.getpid(), "h1", "job-7")]
+    run_id, killed = s.start_run(RUN)
+    assert (run_id, killed) == (2, [1])
+    c = s.claim("c1", run_id, busy_groups=[], held=[])
+    assert c is not None
+    assert c.attempts == 2  # the row the dead worker had, dispatched again
+
+
+def test_a_holder_that_stalled_past_its_ttl_has_lost_the_court(url: str, opened) -> None:
+    stalled = opened(url, lease_ttl=0.5, heartbeat_interval=3600)  # never heartbeats in time
+    stalled.acquire_crawl_lock(RUN)
+    run_id, _ = stalled.start_run(RUN)
+    rid = stalled.add(new("case|c1|1"), run_id)
+    assert stalled.claim("c1", run_id, busy_groups=[], held=[]) is not None
+    other = opened(url, lease_ttl=30)
+    _wait_for_takeover(other, OTHER, within=3.0)
+    with pytest.raises(LeaseLost, match="was lost"):
+        stalled.heartbeat()
+    with pytest.raises(StateError, match="no more state changes"):
+        stalled.finish(rid or 0, run_id, ok=True)
+    assert other.count(status=Status.PENDING) == 1  # the stalled claim went back, not its ok
+    stalled.close()  # gives up nothing: the lease is the other's
+    with pytest.raises(CrawlLocked, match="pid 4242"):
+        opened(url).acquire_crawl_lock(RUN)
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+def test_an_unreachable_server_is_a_clear_error_without_the_password(url: str) -> None:
+    p = urlsplit(url)
+    with refused_port() as port, pytest.raises(StateError) as info:
+        PostgresRequestStore.open(
+            urlunsplit((p.scheme, f"{p.username}:{p.password}@127.0.0.1:{port}", p.path, "", ""))
+        )
+    message = str(info.value)
+    assert message.startswith("cannot connect to the request-state database postgresql://")
+    assert "check that the PostgreSQL server runs" in message
+    assert _password(url) not in message
+    assert ":***@127.0.0.1:" in message
+
+
+def test_a_wrong_password_is_refused_and_never_shown(url: str) -> None:
+    wrong = _with_password(url, "not-the-Secret-123")
+    with pytest.raises(StateError) as info:
+        PostgresRequestStore.open(wrong)
+    message = str(info.value)
+    assert "password authentication failed" in message
+    assert "not-the-Secret-123" not in message
+    assert "HARVEST_DATABASE_URL" in message
+
+
+def test_a_database_of_other_tables_is_refused_untouched(url: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE requests (id int, payload text)")
+        conn.execute("INSERT INTO requests VALUES (1, 'theirs')")
+    with pytest.raises(StateError) as info:
+        PostgresRequestStore.open(url)
+    message = str(info.value)
+    assert "holds tables that are not a harvest state" in message
+    assert "Nothing was changed" in message
+    assert _password(url) not in message
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT * FROM requests").fetchall() == [(1, "theirs")]
+        assert conn.execute("SELECT to_regclass('runs')").fetchone() == (None,)
+
+
+def test_another_schema_version_is_refused(url: str, opened) -> None:
+    opened(url).close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE harvest_schema SET version = 3")
+    with pytest.raises(StateError, match="schema version 3, this code expects 2"):
+        PostgresRequestStore.open(url)
+
+
+def test_readonly_on_an_empty_database_says_nothing_was_crawled(url: str) -> None:
+    with pytest.raises(StateError, match="nothing has been crawled into this database"):
+        PostgresRequestStore.open(url, readonly=True)
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT to_regclass('requests')").fetchone() == (None,)
+
+
+def test_a_server_lost_mid_crawl_is_a_state_error(url: str, opened) -> None:
+    s = opened(url)
+    s.add(new("case|c1|1"), 1)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'harvest' AND pid <> pg_backend_pid()"
+        )
+    with pytest.raises(StateError) as info:
+        s.claim("c1", 1, busy_groups=[], held=[])
+    message = str(info.value)
+    assert message.startswith("cannot claim a request in the request state postgresql://")
+    assert _password(url) not in message
+
+
+# --- the setting ------------------------------------------------------------------------------
+
+
+def test_redact_url() -> None:
+    assert redact_url("postgresql://u:s3cret@db:5432/h") == "postgresql://u:***@db:5432/h"
+    assert redact_url("postgresql://db/h?password=s3cret&sslmode=require") == (
+        "postgresql://db/h?password=***&sslmode=require"
+    )
+    assert redact_url("postgresql://u@db/h") == "postgresql://u@db/h"
+
+
+def test_the_database_url_selects_postgres_and_hides_its_password(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HARVEST_DATABASE_URL", raising=False)
+    monkeypatch.delenv("HARVEST_LEASE_TTL", raising=False)
+    plain = SchedulerConfig.from_settings(Settings({"HARVEST_WORKSPACE": str(tmp_path)}))
+    assert plain.database_url is None
+    assert plain.store == "extensions.sqlite_store.SqliteRequestStore"
+
+    monkeypatch.setenv("HARVEST_DATABASE_URL", url)
+    monkeypatch.setenv("HARVEST_LEASE_TTL", "45")
+    config = SchedulerConfig.from_settings(Settings({"HARVEST_WORKSPACE": str(tmp_path)}))
+    assert config.store == "extensions.pg_store.PostgresRequestStore"
+    assert config.lease_ttl == 45.0
+    assert _password(url) not in repr(config)
+    store = config.open_store()
+    try:
+        assert isinstance(store, PostgresRequestStore)
+        assert store.path == redact_url(url)
+        assert _password(url) not in store.path
+    finally:
+        store.close()
+    assert not (tmp_path / "state.sqlite").exists()
+    # the setting wins over the environment variable
+    setting = SchedulerConfig.from_settings(
+        Settings({"HARVEST_WORKSPACE": str(tmp_path), "HARVEST_LEASE_TTL": "5"})
+    )
+    assert setting.lease_ttl == 5.0
+
+
+def test_bad_database_settings_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HARVEST_DATABASE_URL", raising=False)
+    with pytest.raises(SettingsError, match=r"must be a postgresql:// URL .*'mysql://u:\*\*\*@"):
+        SchedulerConfig(workspace="/x", database_url="mysql://u:s3cret@db/h")
+    with pytest.raises(SettingsError, match="HARVEST_LEASE_TTL must be a positive number"):
+        SchedulerConfig(workspace="/x", database_url="postgresql://db/h", lease_ttl=0)
+    with pytest.raises(SettingsError, match="set only one"):
+        SchedulerConfig(
+            workspace="/x",
+            database_url="postgresql://db/h",
+            store="extensions.memory_store.MemoryRequestStore",
+        )
+    with pytest.raises(SettingsError, match="HARVEST_LEASE_TTL must be a number of seconds"):
+        SchedulerConfig.from_settings(Settings({"HARVEST_LEASE_TTL": "soon"}))
