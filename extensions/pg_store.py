@@ -265,7 +265,6 @@ SELECT id, key, dedupe_key, part FROM z
 WHERE NOT EXISTS (
     SELECT 1 FROM harvest_parts AS p WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part
 )
-ORDER BY id
 """
 
 
@@ -961,19 +960,36 @@ class PostgresRequestStore:
                     for pair in pairs:
                         copy.write_row(pair)
                 conn.execute("ANALYZE harvest_parts")
-                rows = conn.execute(missing_sql, params).fetchall()
-                sample = [(str(r[1]), str(r[3])) for r in rows[:10]]
+                conn.execute(
+                    f"CREATE TEMPORARY TABLE harvest_missing ON COMMIT DROP AS {missing_sql}",
+                    params,
+                )
+                sample = [
+                    (str(r[0]), str(r[1]))
+                    for r in conn.execute(
+                        "SELECT key, part FROM harvest_missing ORDER BY id LIMIT 10"
+                    )
+                ]
                 if reset_run is None:
-                    return PartsCheck(missing=len(rows), sample=sample, items=items)
+                    row = conn.execute("SELECT count(*) FROM harvest_missing").fetchone()
+                    return PartsCheck(
+                        missing=int(row[0]) if row else 0, sample=sample, items=items
+                    )
+                missing = conn.execute(
+                    "SELECT id, dedupe_key, part FROM harvest_missing ORDER BY id"
+                ).fetchall()
+                at = utc_now()
                 with conn.cursor() as cur:
+                    # row by row in id order (pipelined): the events come in the SQLite order
                     cur.executemany(
                         "UPDATE requests SET status = 'pending', last_event = 'released', "
                         "note = 'was ok, but its part ' || %s || ' of ' || %s || "
                         "' is missing from items.sqlite: fetched again', updated_at = %s, "
                         "run_id = %s WHERE id = %s AND status = 'ok'",
-                        [(r[3], r[2], utc_now(), reset_run, r[0]) for r in rows],
+                        [(part, key, at, reset_run, rid) for rid, key, part in missing],
                     )
-                return PartsCheck(missing=len(rows), sample=sample, items=items)
+                    n = max(cur.rowcount, 0)
+                return PartsCheck(missing=n, sample=sample, items=items)
         except psycopg.Error as exc:
             raise self._db_error(
                 exc, "cross-check the request state with the item store"

@@ -24,6 +24,7 @@ from extensions.config import SchedulerConfig
 from extensions.pg_store import LeaseLost, PostgresRequestStore, redact_url
 from extensions.store import CrawlLocked, RunInfo, StateError, Status
 from harvest.settings_error import SettingsError
+from tests.hardening.test_stores import N1, N2, _fill, _items
 from tests.scheduler.test_store import new
 from tests.support.net import refused_port
 from tests.support.paths import REPO
@@ -370,3 +371,55 @@ def test_bad_database_settings_are_refused(monkeypatch: pytest.MonkeyPatch) -> N
         )
     with pytest.raises(SettingsError, match="HARVEST_LEASE_TTL must be a number of seconds"):
         SchedulerConfig.from_settings(Settings({"HARVEST_LEASE_TTL": "soon"}))
+
+
+# --- the cross-check with the item store ---------------------------------------------------------
+
+
+def test_the_parts_reset_is_an_audit_event_naming_the_part(
+    url: str, opened, tmp_path: Path
+) -> None:
+    store = opened(url)
+    ids = _fill(store)
+    items = _items(tmp_path / "items.sqlite")
+    everywhere = store.check_parts(items)  # every court at once: pn-b's case is not ok yet
+    assert (everywhere.missing, everywhere.items) == (2, "present")
+    assert everywhere.sample == [
+        (f"tab|pn-a|{N1}|jadwal_sidang", "tab:jadwal_sidang"),
+        (f"case|pn-a|{N2}", "case"),
+    ]
+    check = store.check_parts(items, court="pn-a", reset_run=1)
+    assert check.missing == 2
+    with psycopg.connect(url) as conn:
+        events = conn.execute(
+            "SELECT request_id, detail FROM events WHERE event = 'released' ORDER BY id"
+        ).fetchall()
+    assert events == [
+        (
+            ids[f"tab|pn-a|{N1}|jadwal_sidang"],
+            (
+                f"was ok, but its part tab:jadwal_sidang of sipp.pn-a:{N1} is missing from "
+                "items.sqlite: fetched again"
+            ),
+        ),
+        (
+            ids[f"case|pn-a|{N2}"],
+            (
+                f"was ok, but its part case of sipp.pn-a:{N2} is missing from items.sqlite: "
+                "fetched again"
+            ),
+        ),
+    ]
+    assert store.check_parts(items).missing == 0
+
+
+def test_a_damaged_item_store_changes_nothing_in_the_database(
+    url: str, opened, tmp_path: Path
+) -> None:
+    store = opened(url)
+    _fill(store)
+    bad = tmp_path / "items.sqlite"
+    bad.write_bytes(b"not a database at all\n" * 200)
+    with pytest.raises(StateError, match=r"move it aside with its -wal/-shm files"):
+        store.check_parts(bad, court="pn-a", reset_run=1)
+    assert store.count(court="pn-a", status=Status.OK) == 5
