@@ -860,7 +860,7 @@ class PostgresRequestStore:
     ) -> bool:
         status = Status.OK if ok else Status.ERROR
         doing = "record a request's outcome"
-        if ok and self._defer_commit is None:
+        if ok and warnings and self._defer_commit is None:
             # the outcome and its warnings in one transaction
             with self._tx(doing) as conn:
                 return self._finish(
@@ -883,26 +883,35 @@ class PostgresRequestStore:
         url: str | None,
         warnings: Sequence[PageWarning],
     ) -> bool:
+        """The outcome; on ``ok`` the row's previous warnings go in the same statement (one
+        round trip when the page has none) and its new ones right after it."""
         ok = status is Status.OK
-        row = conn.execute(
+        params = (status.value, status.value, None if ok else reason, http_status, url,
+                  utc_now(), run_id, request_id)  # fmt: skip
+        update = (
             "UPDATE requests SET status = %s, last_event = %s, last_error = %s, "
             "last_status = coalesce(%s, last_status), url = coalesce(%s, url), "
             "updated_at = %s, run_id = %s WHERE id = %s AND status = 'inflight' "
-            "RETURNING court",
-            (status.value, status.value, None if ok else reason, http_status, url, utc_now(),
-             run_id, request_id),
-        ).fetchone()  # fmt: skip
+            "RETURNING id, court"
+        )
+        if ok:
+            row = conn.execute(
+                f"WITH done AS ({update}), gone AS (DELETE FROM parse_warnings AS w USING done "
+                "WHERE w.request_id = done.id) SELECT court FROM done",
+                params,
+            ).fetchone()
+        else:
+            row = conn.execute(update, params).fetchone()
         if row is None:
             return False
-        if ok:
-            conn.execute("DELETE FROM parse_warnings WHERE request_id = %s", (request_id,))
-            if warnings:
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO parse_warnings (request_id, court, page, label, kind, n) "
-                        "VALUES (%s, %s, %s, %s, %s, %s)",
-                        [(request_id, row[0], w.page, w.label, w.kind, w.count) for w in warnings],
-                    )
+        if ok and warnings:
+            court = row[-1]
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO parse_warnings (request_id, court, page, label, kind, n) "
+                    "VALUES (%s, %s, %s, %s, %s, %s)",
+                    [(request_id, court, w.page, w.label, w.kind, w.count) for w in warnings],
+                )
         return True
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:

@@ -42,7 +42,7 @@ URL_ENV = "HARVEST_TEST_DATABASE_URL"
 SUPERUSER = "harvest"
 
 
-def _bindir() -> Path | None:
+def server_bindir() -> Path | None:
     for candidate in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
         if Path(candidate, "initdb").exists():
             return Path(candidate)
@@ -80,11 +80,12 @@ class PostgresServer:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-class _Throwaway:
+class ThrowawayServer:
     """initdb + pg_ctl in a temporary directory (as an unprivileged user when root)."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
         self.bindir = bindir
+        self.durable = durable  # fsync on (benchmarks); tests run without it
         self.root = Path(tempfile.mkdtemp(prefix="harvest-pg-"))
         self.data = self.root / "data"
         self.password = secrets.token_urlsafe(16)
@@ -143,10 +144,11 @@ class _Throwaway:
         pwfile.unlink()
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={self.port} "
-            f"-c unix_socket_directories={self.root} -c fsync=off -c full_page_writes=off "
-            "-c synchronous_commit=off -c max_connections=60 -c shared_buffers=32MB "
-            "-c log_min_messages=warning"
+            f"-c unix_socket_directories={self.root} -c max_connections=60 "
+            "-c shared_buffers=32MB -c log_min_messages=warning"
         )
+        if not self.durable:
+            options += " -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
         self._run(
             str(self.bindir / "pg_ctl"),
             "-D",
@@ -174,7 +176,7 @@ def pg_server() -> Iterator[PostgresServer]:
     if given:
         yield PostgresServer(given)
         return
-    bindir = _bindir()
+    bindir = server_bindir()
     if bindir is None:
         why = (
             "PostgreSQL server binaries not found (initdb): run scripts/bootstrap (it installs "
@@ -183,7 +185,7 @@ def pg_server() -> Iterator[PostgresServer]:
         if os.environ.get("CI"):
             pytest.fail(why)
         pytest.skip(why)
-    server = _Throwaway(bindir)
+    server = ThrowawayServer(bindir)
     try:
         admin = server.start()
     except BaseException:
