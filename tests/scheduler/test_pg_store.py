@@ -24,8 +24,18 @@ from extensions.config import SchedulerConfig
 from extensions.pg_store import LeaseLost, PostgresRequestStore, redact_url
 from extensions.store import CrawlLocked, RunInfo, StateError, Status
 from harvest.settings_error import SettingsError
+from reference.sipp_site.testing import running_replica
 from tests.hardening.test_stores import N1, N2, _fill, _items
 from tests.scheduler.test_store import new
+from tests.support.harvest_run import (
+    SCRAPY,
+    crawl,
+    exported,
+    mismatches,
+    run,
+    scrapy_args,
+    truth_by_key,
+)
 from tests.support.net import refused_port
 from tests.support.paths import REPO
 
@@ -423,3 +433,38 @@ def test_a_damaged_item_store_changes_nothing_in_the_database(
     with pytest.raises(StateError, match=r"move it aside with its -wal/-shm files"):
         store.check_parts(bad, court="pn-a", reset_run=1)
     assert store.count(court="pn-a", status=Status.OK) == 5
+
+
+# --- a real crawl -------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_crawl_with_its_state_on_postgres_harvests_the_court(url: str, tmp_path: Path) -> None:
+    """The scheduler unchanged, the state on PostgreSQL: the export equals the replica's truth,
+    every request is ok in the database, no state.sqlite is written, the password is in no log
+    line; ``scrapy requeue`` works on it."""
+    ws = tmp_path / "ws"
+    court = "pn-replika"
+    with running_replica(cases=8, seed=5, court_id=court) as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        done = crawl(replica.url, court, ws, settings={"HARVEST_DATABASE_URL": url})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert mismatches(exported(ws), truth) == {}
+    assert not (ws / "state.sqlite").exists()
+    assert f"state {redact_url(url)}" in done.stderr
+    assert _password(url) not in done.stderr
+    with psycopg.connect(url) as conn:
+        by_status = dict(
+            conn.execute("SELECT status, count(*) FROM requests GROUP BY status").fetchall()
+        )
+        runs = conn.execute("SELECT court, close_reason FROM runs").fetchall()
+        leases = conn.execute("SELECT count(*) FROM court_leases").fetchone()
+    assert set(by_status) == {"ok"}
+    assert by_status["ok"] >= 1 + 8  # a list page and every case, with their tabs
+    assert runs == [(court, "finished")]
+    assert leases == (0,)  # given up at the end of the crawl
+    requeue = run(
+        [*SCRAPY, "requeue", "--dry-run", *scrapy_args(ws, {"HARVEST_DATABASE_URL": url})]
+    )
+    assert requeue.returncode == 0, requeue.stderr[-2000:]
+    assert requeue.stdout == "would requeue 0 failed requests to pending\n"
