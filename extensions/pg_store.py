@@ -726,12 +726,13 @@ class PostgresRequestStore:
     def release_inflight(
         self, court: str, run_id: int, *, ids: Sequence[int] | None = None, why: str
     ) -> int:
+        param: Any
         if ids is not None:
             if not ids:
                 return 0
             where, param = "id = ANY(%s)", list(ids)
         else:
-            where, param = "court = %s", court  # type: ignore[assignment]
+            where, param = "court = %s", court
         cur = self._x(
             "UPDATE requests SET status = 'pending', last_event = 'released', note = %s, "
             f"updated_at = %s, run_id = %s WHERE status = 'inflight' AND {where}",

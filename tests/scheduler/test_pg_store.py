@@ -28,7 +28,6 @@ from reference.sipp_site.testing import running_replica
 from tests.hardening.test_stores import N1, N2, _fill, _items
 from tests.scheduler.test_store import new
 from tests.support.harvest_run import (
-    SCRAPY,
     crawl,
     exported,
     mismatches,
@@ -37,7 +36,7 @@ from tests.support.harvest_run import (
     truth_by_key,
 )
 from tests.support.net import refused_port
-from tests.support.paths import REPO
+from tests.support.paths import REPO, SCRAPY
 
 RUN = RunInfo(court="c1", spider="sipp", pid=os.getpid(), host="h1", job="job-7", started_at="t0")
 OTHER = RunInfo(court="c1", spider="sipp", pid=4242, host="h2", job="job-9", started_at="t1")
@@ -454,7 +453,7 @@ def test_a_crawl_with_its_state_on_postgres_harvests_the_court(url: str, tmp_pat
     assert f"state {redact_url(url)}" in done.stderr
     assert _password(url) not in done.stderr
     with psycopg.connect(url) as conn:
-        by_status = dict(
+        by_status: dict[str, int] = dict(
             conn.execute("SELECT status, count(*) FROM requests GROUP BY status").fetchall()
         )
         runs = conn.execute("SELECT court, close_reason FROM runs").fetchall()
