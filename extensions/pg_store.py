@@ -1174,13 +1174,23 @@ def _connect(
     password."""
     sync = "off" if synchronous.upper() == "NORMAL" else "on"
     try:
-        return psycopg.connect(
+        conn = psycopg.connect(
             url,
             autocommit=True,
             connect_timeout=CONNECT_TIMEOUT,
-            application_name="harvest",
-            options=f"-c synchronous_commit={sync} -c lock_timeout={int(lock_timeout * 1000)}",
+            fallback_application_name="harvest",
         )
+        try:
+            # set here, not as connection options: those of the URL (search_path...) stay
+            conn.execute(
+                "SELECT set_config('synchronous_commit', %s, false), "
+                "set_config('lock_timeout', %s, false)",
+                (sync, f"{int(lock_timeout * 1000)}ms"),
+            )
+        except BaseException:
+            conn.close()
+            raise
+        return conn
     except psycopg.Error as exc:
         text = str(exc).strip()
         if secret:

@@ -325,6 +325,24 @@ def test_a_server_lost_mid_crawl_is_a_state_error(url: str, opened) -> None:
     assert _password(url) not in message
 
 
+def test_the_urls_own_options_are_kept_and_commits_follow_synchronous(url: str, opened) -> None:
+    """A ``search_path`` given in the URL puts the tables in that schema; ``NORMAL`` commits
+    asynchronously, ``FULL`` waits for the WAL flush; ``busy_timeout`` is the lock timeout."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA crawl_state")
+    in_schema = f"{url}?options=-csearch_path%3Dcrawl_state"
+    normal = opened(in_schema, busy_timeout=2.5)
+    assert normal.path == f"{redact_url(url)}?options=-csearch_path%3Dcrawl_state"
+    assert normal._conn.execute("SHOW synchronous_commit").fetchone() == ("off",)
+    assert normal._conn.execute("SHOW lock_timeout").fetchone() == ("2500ms",)
+    full = opened(in_schema, synchronous="FULL")
+    assert full._conn.execute("SHOW synchronous_commit").fetchone() == ("on",)
+    with psycopg.connect(url) as conn:
+        assert conn.execute(
+            "SELECT table_schema FROM information_schema.tables WHERE table_name = 'requests'"
+        ).fetchall() == [("crawl_state",)]
+
+
 # --- the setting ------------------------------------------------------------------------------
 
 
