@@ -431,6 +431,15 @@ class PostgresRequestStore:
         try:
             yield
         except psycopg.Error as exc:
+            if self._conn.info.transaction_status in (
+                TransactionStatus.INERROR,
+                TransactionStatus.UNKNOWN,
+            ):
+                # a group transaction that cannot commit any more: what it held is lost, so
+                # nothing later may be recorded as if it were not (same rule as a failed commit)
+                self._failed = f"a statement of the request state failed ({doing})"
+                with contextlib.suppress(psycopg.Error):
+                    self._conn.execute("ROLLBACK")
             raise self._db_error(exc, doing) from None
 
     def commit(self) -> None:
@@ -440,9 +449,15 @@ class PostgresRequestStore:
         """
         if self._conn.closed:
             return
-        if self._conn.info.transaction_status == TransactionStatus.IDLE:
+        status = self._conn.info.transaction_status
+        if status == TransactionStatus.IDLE:
             return
         try:
+            if status != TransactionStatus.INTRANS:
+                # an aborted transaction's COMMIT is a silent ROLLBACK: say it failed
+                raise psycopg.OperationalError(
+                    f"the transaction cannot commit (connection status {status.name})"
+                )
             self._conn.execute("COMMIT")
         except psycopg.Error as exc:
             self._failed = "a commit of the request state failed"

@@ -343,6 +343,31 @@ def test_the_urls_own_options_are_kept_and_commits_follow_synchronous(url: str, 
         ).fetchall() == [("crawl_state",)]
 
 
+def test_a_group_transaction_that_failed_is_never_committed_as_if_it_had_not(
+    url: str, opened
+) -> None:
+    """Under group commit a failed statement aborts the whole group: the store says so and
+    records nothing more (PostgreSQL would turn the COMMIT of an aborted transaction into a
+    silent ROLLBACK)."""
+    commits: list[Callable[[], None]] = []
+    s = opened(url, defer_commit=commits.append)
+    s.add(new("case|c1|1"), 1)
+    with pytest.raises(StateError, match="division by zero"):
+        s._x("SELECT 1 / 0", doing="divide")
+    with pytest.raises(StateError, match=r"failed \(divide\): no more state changes"):
+        s.add(new("case|c1|2"), 1)
+    raw = opened(url, defer_commit=commits.append)
+    raw.add(new("case|c1|3"), 1)
+    with pytest.raises(psycopg.errors.DivisionByZero):
+        raw._conn.execute("SELECT 1 / 0")  # aborted behind the store's back
+    with pytest.raises(StateError, match=r"cannot commit the request state .*INERROR"):
+        raw.commit()
+    with pytest.raises(StateError, match="no more state changes"):
+        raw.add(new("case|c1|4"), 1)
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM requests").fetchone() == (0,)
+
+
 # --- the setting ------------------------------------------------------------------------------
 
 
