@@ -23,9 +23,11 @@ from .store import (
     CrawlLocked,
     ErrorFilter,
     Exchange,
+    Generation,
     NewRequest,
     PageWarning,
     PartsCheck,
+    RowState,
     RunInfo,
     StateError,
     Status,
@@ -56,6 +58,8 @@ class _Row:
     retries: int = 0
     last_status: int | None = None
     last_error: str | None = None
+    generation: int = 0
+    succeeded_at: str | None = None
 
     def public(self) -> dict[str, Any]:
         return {
@@ -85,6 +89,8 @@ class _Data:
     warnings: dict[int, list[PageWarning]] = dataclasses.field(default_factory=dict)
     # court -> its open groups, oldest first (dicts keep insertion order)
     open_groups: dict[str, dict[str, None]] = dataclasses.field(default_factory=dict)
+    # court -> its generations, oldest first
+    generations: dict[str, list[Generation]] = dataclasses.field(default_factory=dict)
 
 
 class MemoryRequestStore:
@@ -181,17 +187,67 @@ class MemoryRequestStore:
         return moved
 
     def add(self, req: NewRequest, run_id: int) -> int | None:
-        if req.key in self._d.keys:
-            return None
+        known = self._d.keys.get(req.key)
+        if known is not None:
+            row = self._d.rows[known]
+            if row.generation >= req.generation or row.status == Status.INFLIGHT:
+                return None
+            row.generation, row.blob, row.url, row.method = (
+                req.generation, req.blob, req.url, req.method,
+            )  # fmt: skip
+            row.priority, row.group = req.priority, req.group
+            row.attempts, row.retries, row.last_error = 0, 0, None
+            self._move(row, Status.PENDING, run_id, "renewed", f"generation {req.generation}")
+            return row.id
         rid = len(self._d.rows) + 1
         at = utc_now()
         self._d.rows[rid] = _Row(
             rid, req.key, req.kind, req.court, req.group, Status.PENDING, req.priority,
-            req.method, req.url, req.blob, at, at,
+            req.method, req.url, req.blob, at, at, generation=req.generation,
         )  # fmt: skip
         self._d.keys[req.key] = rid
         self._event(run_id, rid, "enqueued", None)
         return rid
+
+    def begin_generation(self, court: str, *, policy: str, today: str, run_id: int) -> Generation:
+        if policy not in ("none", "due", "all"):
+            raise ValueError(f"refresh policy {policy!r} is not one of none, due, all")
+        made = self._d.generations.setdefault(court, [])
+        last = made[-1] if made else None
+        if last is not None and (not last.finished or policy == "none"):
+            return last
+        number, kind = (0, "initial") if last is None else (last.number + 1, policy)
+        made.append(Generation(court, number, kind, today, utc_now(), None))
+        return dataclasses.replace(made[-1], started_now=True)
+
+    def finish_generation_if_done(self, court: str, number: int) -> bool:
+        if any(
+            r.court == court
+            and r.generation == number
+            and r.status in (Status.PENDING, Status.INFLIGHT)
+            for r in self._d.rows.values()
+        ):
+            return False
+        made = self._d.generations.get(court, [])
+        for i, g in enumerate(made):
+            if g.number == number and g.finished_at is None:
+                made[i] = dataclasses.replace(g, finished_at=utc_now())
+        return True
+
+    def generations(self, court: str | None = None) -> list[Generation]:
+        return [
+            g
+            for c in sorted(self._d.generations)
+            if court is None or c == court
+            for g in self._d.generations[c]
+        ]
+
+    def row_states(self, court: str, kind: str) -> list[RowState]:
+        return [
+            RowState(r.key, str(r.status), r.generation, r.succeeded_at)
+            for r in self._d.rows.values()
+            if r.court == court and r.kind == kind
+        ]
 
     def claim(
         self,
@@ -266,6 +322,7 @@ class MemoryRequestStore:
         status = Status.OK if ok else Status.ERROR
         self._move(row, status, run_id, status.value, row.last_error)
         if ok:
+            row.succeeded_at = row.updated_at
             self._d.warnings.pop(request_id, None)
             if warnings:
                 self._d.warnings[request_id] = list(warnings)

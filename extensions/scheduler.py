@@ -49,13 +49,14 @@ from scrapy.utils.spider import DefaultSpider
 from twisted.python.failure import Failure
 
 from harvest.clock import utc_now
-from harvest.meta import META_GROUP, META_KEY, META_PARENT, META_RID
+from harvest.meta import META_GROUP, META_KEY, META_PARENT, META_REFRESH_GENERATION, META_RID
 from harvest.workspace import ITEMS_DB, resolve_workspace
 
 from .config import SchedulerConfig
 from .reasons import reason_for_exception, scrub, strip_userinfo
 from .serialization import UnserializableRequest, dumps_request, loads_request
 from .store import (
+    Generation,
     NewRequest,
     PageWarning,
     RequestStore,
@@ -157,6 +158,8 @@ class HarvestScheduler(BaseScheduler):
         self._cap: int | None = None
         self._open: dict[str, None] = {}
         self._fatal = False
+        #: the court's generation this crawl works in (docs/refresh.md)
+        self.generation: Generation | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -208,6 +211,12 @@ class HarvestScheduler(BaseScheduler):
                 if self.items_path is not None
                 else None
             )
+            generation = store.begin_generation(
+                self.court,
+                policy=str(getattr(spider, "refresh_policy", None) or "none"),
+                today=str(getattr(spider, "refresh_today", None) or utc_now()[:10]),
+                run_id=self.run_id,
+            )
             pending = store.count(court=self.court, status=Status.PENDING)
             # groups started before this run, finished first (a done one is forgotten now)
             opened = [
@@ -219,6 +228,7 @@ class HarvestScheduler(BaseScheduler):
             store.close()
             raise
         self._store = store
+        self.generation = generation
         self._open = dict.fromkeys(opened)
         self._cap = self.config.case_cap(urlsplit(str(getattr(spider, "base_url", ""))).hostname)
         if opened:
@@ -256,10 +266,50 @@ class HarvestScheduler(BaseScheduler):
             store.path,
             extra={"spider": spider},
         )
+        self._log_generation(spider, generation, pending)
+        hook = getattr(spider, "on_generation", None)
+        if callable(hook):
+            # the spider plans its walk from the generation and the rows (harvest/refresh)
+            hook(generation, store)
         if self.crawler is not None:
             self.crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
             self.crawler.signals.connect(self._item_dropped, signal=signals.item_dropped)
             self.crawler.signals.connect(self._item_error, signal=signals.item_error)
+
+    def _log_generation(self, spider: Spider, generation: Generation, pending: int) -> None:
+        asked = str(getattr(spider, "refresh_policy", None) or "none")
+        if generation.started_now:
+            if generation.number:
+                logger.info(
+                    "refresh of %s: generation %d started (policy %s, today %s)",
+                    self.court,
+                    generation.number,
+                    generation.policy,
+                    generation.today,
+                )
+            self._inc("generation_started")
+        elif not generation.finished:
+            logger.info(
+                "resuming generation %d of %s (policy %s, today %s)%s",
+                generation.number,
+                self.court,
+                generation.policy,
+                generation.today,
+                f"; -a refresh={asked} applies once it is finished"
+                if asked not in ("none", generation.policy)
+                else "",
+            )
+        elif not pending:
+            logger.info(
+                "court %s is up to date as of generation %d (policy %s, today %s, finished "
+                "%s): nothing to do. To bring it up to date, crawl again with -a refresh=due "
+                "(new, changed and due cases) or -a refresh=all (every case)",
+                self.court,
+                generation.number,
+                generation.policy,
+                generation.today,
+                generation.finished_at,
+            )
 
     def _commit_at_end_of_turn(self, commit: Callable[[], None]) -> None:
         """Group commit: the store's ``commit`` runs once the reactor has run what is ready now
@@ -285,6 +335,18 @@ class HarvestScheduler(BaseScheduler):
                     self.court, self.run_id, ids=left, why=f"run closed ({reason}) in flight"
                 )
                 logger.info("%d requests still in flight at close are pending again", n)
+            generation = self.generation
+            if (
+                generation is not None
+                and not generation.finished
+                and store.finish_generation_if_done(self.court, generation.number)
+            ):
+                logger.info(
+                    "generation %d of %s is finished (policy %s)",
+                    generation.number,
+                    self.court,
+                    generation.policy,
+                )
             store.end_run(self.run_id, reason)
         except StateError as exc:
             # a failed commit (full disk): the next run takes over exactly as after a kill
@@ -440,6 +502,7 @@ class HarvestScheduler(BaseScheduler):
                 method=request.method,
                 url=strip_userinfo(request.url),
                 blob=blob,
+                generation=self._generation_of(request),
             ),
             self.run_id,
         )
@@ -453,6 +516,13 @@ class HarvestScheduler(BaseScheduler):
         if self.stats is not None:
             self.stats.inc_value("scheduler/enqueued")
         return True
+
+    def _generation_of(self, request: Request) -> int:
+        """The request's generation: ``meta[META_REFRESH_GENERATION]``, else the crawl's."""
+        given = request.meta.get(META_REFRESH_GENERATION)
+        if isinstance(given, int) and not isinstance(given, bool):
+            return given
+        return self.generation.number if self.generation is not None else 0
 
     def _retry_or_redirect(self, rid: int, request: Request) -> bool:
         """A retry or redirect of row ``rid``, which stays the same row.

@@ -36,9 +36,11 @@ from .store import (
     CrawlLocked,
     ErrorFilter,
     Exchange,
+    Generation,
     NewRequest,
     PageWarning,
     PartsCheck,
+    RowState,
     RunInfo,
     StateError,
     Status,
@@ -50,10 +52,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA", "SCHEMA_ADDITIONS", "SCHEMA_VERSION", "SqliteRequestStore"]
 
-SCHEMA_VERSION = 2
-#: Versions this code opens: 1 (before ``parse_warnings``) is upgraded on a writable open and
-#: read as "no warnings recorded" on a read-only one.
-_READABLE_VERSIONS = (1, SCHEMA_VERSION)
+SCHEMA_VERSION = 3
+#: Versions this code opens: 1 (before ``parse_warnings``) and 2 (before generations) are
+#: upgraded on a writable open and read as "no warnings" / "generation 0 only" on a read-only
+#: one.
+_READABLE_VERSIONS = (1, 2, SCHEMA_VERSION)
 #: SQLite page cache per connection (KiB): keeps the indexes of a million rows hot, bounded.
 CACHE_KIB = 32768
 #: WAL pages between automatic checkpoints (SQLite's default is 1000).
@@ -86,7 +89,10 @@ CREATE TABLE IF NOT EXISTS requests (
     updated_at  TEXT NOT NULL,
     run_id      INTEGER,                       -- last run that changed the row
     last_event  TEXT NOT NULL DEFAULT 'enqueued', -- the last transition (mirrored in events)
-    note        TEXT                           -- why the last 'released' happened
+    note        TEXT,                          -- why the last 'released' happened
+    generation  INTEGER NOT NULL DEFAULT 0,    -- the court's generation the row was last
+                                               -- (re)queued in (0: the first harvest)
+    succeeded_at TEXT                          -- time of the row's last 'ok'
 );
 CREATE INDEX IF NOT EXISTS requests_pending
     ON requests (court, priority DESC, id) WHERE status = 'pending';
@@ -115,7 +121,8 @@ CREATE TABLE IF NOT EXISTS events (
     run_id      INTEGER,
     request_id  INTEGER,                       -- NULL for run events
     event       TEXT NOT NULL,                 -- enqueued dispatched retry ok error
-                                               -- released requeued run_start run_stop run_killed
+                                               -- released requeued renewed run_start
+                                               -- run_stop run_killed
     detail      TEXT
 );
 CREATE INDEX IF NOT EXISTS events_request ON events (request_id);
@@ -160,6 +167,7 @@ CREATE TRIGGER IF NOT EXISTS requests_transition AFTER UPDATE OF last_event ON r
                 WHEN 'requeued' THEN NEW.last_error
                 WHEN 'retry' THEN NEW.url
                 WHEN 'released' THEN NEW.note
+                WHEN 'renewed' THEN 'generation ' || NEW.generation
             END);
 END;
 
@@ -216,6 +224,19 @@ CREATE TRIGGER IF NOT EXISTS parse_warnings_delete AFTER DELETE ON parse_warning
         WHERE court = OLD.court AND page = OLD.page AND label = OLD.label AND kind = OLD.kind
           AND pages <= 0;
 END;
+
+-- the court's generations: 0 is the first harvest, each refresh (-a refresh=due|all) of a
+-- finished court starts the next (docs/refresh.md)
+CREATE TABLE IF NOT EXISTS generations (
+    court        TEXT NOT NULL,
+    generation   INTEGER NOT NULL,
+    policy       TEXT NOT NULL,                 -- initial | due | all
+    today        TEXT NOT NULL,                 -- the policy's "today" (YYYY-MM-DD)
+    started_at   TEXT NOT NULL,
+    finished_at  TEXT,                          -- NULL while rows of it are pending/inflight
+    run_id       INTEGER,                       -- the run that started it
+    PRIMARY KEY (court, generation)
+);
 """
 
 SCHEMA = SCHEMA.replace("{NOTICE_INDEX}", NOTICE_INDEX)
@@ -355,6 +376,7 @@ class SqliteRequestStore:
         self._checkpointer: _Checkpointer | None = None
         self._failed: str | None = None  # why transitions are refused (a failed group commit)
         self._has_warnings = True
+        self._has_generations = True
 
     # --- opening --------------------------------------------------------------------------------
 
@@ -414,10 +436,11 @@ class SqliteRequestStore:
                 # (_Checkpointer); this bound only applies if that thread falls behind
                 conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version in (0, 1) and not readonly:
-                # new file, or version 1 (no parse_warnings): every statement is IF NOT EXISTS
-                conn.executescript(SCHEMA)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            if version in (0, 1, 2) and not readonly:
+                # new file, version 1 (no parse_warnings) or 2 (no generations): every
+                # statement is IF NOT EXISTS; the columns added since are added by
+                # _migrate_to_3, in one transaction with the version
+                _migrate_to_3(conn)
                 version = SCHEMA_VERSION
             if version in _READABLE_VERSIONS and not readonly:
                 _add_queue_ms(conn)
@@ -441,6 +464,7 @@ class SqliteRequestStore:
             secure_sqlite_files(path)
         store = cls(conn, path, readonly=readonly, defer_commit=defer_commit)
         store._has_warnings = version >= 2
+        store._has_generations = version >= 3
         if not readonly:
             store._checkpointer = _Checkpointer(path, busy_timeout)
         return store
@@ -599,28 +623,114 @@ class SqliteRequestStore:
         return cur.rowcount
 
     def add(self, req: NewRequest, run_id: int) -> int | None:
+        """See :meth:`extensions.store.RequestStore.add`: insert, or renew a row of an older
+        generation, in one statement."""
         at = utc_now()
-        cur = self._w().execute(
-            "INSERT INTO requests (key, kind, court, group_key, status, priority, method, "
-            "url, request, created_at, updated_at, run_id) "
-            "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-            (
-                req.key,
-                req.kind,
-                req.court,
-                req.group,
-                req.priority,
-                req.method,
-                req.url,
-                req.blob,
-                at,
-                at,
-                run_id,
-            ),
+        row = (
+            self._w()
+            .execute(
+                "INSERT INTO requests (key, kind, court, group_key, status, priority, method, "
+                "url, request, created_at, updated_at, run_id, generation) "
+                "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO "
+                "UPDATE SET status = 'pending', last_event = 'renewed', "
+                "generation = excluded.generation, request = excluded.request, "
+                "url = excluded.url, method = excluded.method, priority = excluded.priority, "
+                "group_key = excluded.group_key, attempts = 0, retries = 0, last_error = NULL, "
+                "note = NULL, updated_at = excluded.updated_at, run_id = excluded.run_id "
+                "WHERE requests.generation < excluded.generation "
+                "AND requests.status IN ('ok', 'error', 'pending') RETURNING id",
+                (
+                    req.key,
+                    req.kind,
+                    req.court,
+                    req.group,
+                    req.priority,
+                    req.method,
+                    req.url,
+                    req.blob,
+                    at,
+                    at,
+                    run_id,
+                    req.generation,
+                ),
+            )
+            .fetchone()
         )
-        if cur.rowcount != 1:
-            return None
-        return int(cur.lastrowid or 0)
+        return None if row is None else int(row[0])
+
+    # --- generations ----------------------------------------------------------------------------
+
+    def _generation_row(self, conn: sqlite3.Connection, court: str) -> Generation | None:
+        row = conn.execute(
+            "SELECT court, generation, policy, today, started_at, finished_at FROM generations "
+            "WHERE court = ? ORDER BY generation DESC LIMIT 1",
+            (court,),
+        ).fetchone()
+        return None if row is None else Generation(*row)
+
+    def begin_generation(self, court: str, *, policy: str, today: str, run_id: int) -> Generation:
+        if policy not in ("none", "due", "all"):
+            raise ValueError(f"refresh policy {policy!r} is not one of none, due, all")
+        at = utc_now()
+        with self._tx() as conn:
+            last = self._generation_row(conn, court)
+            if last is not None and (not last.finished or policy == "none"):
+                return last
+            number, kind = (0, "initial") if last is None else (last.number + 1, policy)
+            conn.execute(
+                "INSERT INTO generations (court, generation, policy, today, started_at, run_id)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (court, number, kind, today, at, run_id),
+            )
+        return Generation(court, number, kind, today, at, None, started_now=True)
+
+    def finish_generation_if_done(self, court: str, number: int) -> bool:
+        busy = self._conn.execute(
+            "SELECT 1 FROM requests INDEXED BY requests_pending WHERE court = ? "
+            "AND status = 'pending' AND generation = ? UNION ALL "
+            "SELECT 1 FROM requests WHERE court = ? AND status = 'inflight' AND generation = ? "
+            "LIMIT 1",
+            (court, number, court, number),
+        ).fetchone()
+        if busy is not None:
+            return False
+        self._w().execute(
+            "UPDATE generations SET finished_at = ? WHERE court = ? AND generation = ? "
+            "AND finished_at IS NULL",
+            (utc_now(), court, number),
+        )
+        return True
+
+    def generations(self, court: str | None = None) -> list[Generation]:
+        if not self._has_generations:
+            return []
+        where, params = ("WHERE court = ?", (court,)) if court else ("", ())
+        return [
+            Generation(*r)
+            for r in self._conn.execute(
+                "SELECT court, generation, policy, today, started_at, finished_at FROM "
+                f"generations {where} ORDER BY court, generation",
+                params,
+            )
+        ]
+
+    def row_states(self, court: str, kind: str) -> list[RowState]:
+        if not self._has_generations:
+            return [
+                RowState(r[0], r[1], 0, r[2] if r[1] == "ok" else None)
+                for r in self._conn.execute(
+                    "SELECT key, status, updated_at FROM requests WHERE court = ? AND kind = ?",
+                    (court, kind),
+                )
+            ]
+        return [
+            RowState(*r)
+            for r in self._conn.execute(
+                "SELECT key, status, generation, succeeded_at FROM requests "
+                "WHERE court = ? AND kind = ?",
+                (court, kind),
+            )
+        ]
 
     def claim(
         self,
@@ -729,6 +839,7 @@ class SqliteRequestStore:
         cur = conn.execute(
             "UPDATE requests SET status = ?, last_event = ?, last_error = ?, "
             "last_status = coalesce(?, last_status), url = coalesce(?, url), updated_at = ?, "
+            "succeeded_at = CASE WHEN ? THEN ? ELSE succeeded_at END, "
             "run_id = ? WHERE id = ? AND status = 'inflight'",
             (
                 status.value,
@@ -736,6 +847,8 @@ class SqliteRequestStore:
                 None if ok else reason,
                 http_status,
                 url,
+                at,
+                ok,
                 at,
                 run_id,
                 request_id,
@@ -1018,6 +1131,62 @@ class SqliteRequestStore:
             )
         ]
         return counts, latest
+
+
+def _migrate_to_3(conn: sqlite3.Connection) -> None:
+    """Create the schema (a new file) or bring a version 1/2 file to version 3, atomically.
+
+    Version 3 adds ``requests.generation`` (0 for every existing row: the first harvest) and
+    ``requests.succeeded_at`` (the ``updated_at`` of rows that are ``ok``: their last change was
+    their ``ok``), the ``generations`` table with generation 0 of every court the file holds
+    (started at its first row, today = that day, finished when nothing of it is pending or in
+    flight, at its last change), and the transition trigger's ``renewed`` detail.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        existed = (
+            conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'requests'"
+            ).fetchone()
+            is not None
+        )
+        if existed:
+            columns = {r[1] for r in conn.execute("PRAGMA table_info(requests)")}
+            if "generation" not in columns:
+                conn.execute(
+                    "ALTER TABLE requests ADD COLUMN generation INTEGER NOT NULL DEFAULT 0"
+                )
+            if "succeeded_at" not in columns:
+                conn.execute("ALTER TABLE requests ADD COLUMN succeeded_at TEXT")
+                conn.execute("UPDATE requests SET succeeded_at = updated_at WHERE status = 'ok'")
+            conn.execute("DROP TRIGGER IF EXISTS requests_transition")
+        for statement in _statements(SCHEMA):
+            conn.execute(statement)
+        if existed:
+            conn.execute(
+                "INSERT OR IGNORE INTO generations (court, generation, policy, today, started_at,"
+                " finished_at, run_id) SELECT court, 0, 'initial', substr(min(created_at), 1, 10),"
+                " min(created_at), CASE WHEN sum(status IN ('pending', 'inflight')) > 0"
+                " THEN NULL ELSE max(updated_at) END, NULL FROM requests GROUP BY court"
+            )
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a schema script (``CREATE TRIGGER ... END;`` kept whole)."""
+    out: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            if current.strip():
+                out.append(current.strip())
+            current = ""
+    return out
 
 
 def _add_queue_ms(conn: sqlite3.Connection) -> None:

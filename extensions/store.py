@@ -28,10 +28,12 @@ __all__ = [
     "CrawlLocked",
     "ErrorFilter",
     "Exchange",
+    "Generation",
     "NewRequest",
     "PageWarning",
     "PartsCheck",
     "RequestStore",
+    "RowState",
     "RunInfo",
     "StateError",
     "Status",
@@ -114,6 +116,55 @@ class NewRequest:
     method: str
     url: str
     blob: bytes
+    #: the court's generation the request belongs to (``meta[META_REFRESH_GENERATION]``): a
+    #: known key whose row is of an older generation is renewed (see :meth:`RequestStore.add`)
+    generation: int = 0
+
+
+#: Refresh policies of a generation: ``initial`` (generation 0, the first harvest), ``due`` and
+#: ``all`` (``-a refresh=...``); ``none`` is what a plain crawl asks for (start nothing new).
+POLICIES = ("initial", "due", "all")
+
+
+@dataclasses.dataclass(frozen=True)
+class Generation:
+    """One generation of a court (``generations`` row): 0 is the first harvest, each refresh of
+    a finished court the next. ``today`` is the refresh policy's day (``YYYY-MM-DD``).
+
+    ``started_now``: this :meth:`RequestStore.begin_generation` created it (else it resumes
+    an unfinished one, or, when finished, a plain crawl found nothing to do).
+    """
+
+    court: str
+    number: int
+    policy: str
+    today: str
+    started_at: str
+    finished_at: str | None
+    started_now: bool = False
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "generation": self.number,
+            "policy": self.policy,
+            "today": self.today,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class RowState:
+    """What the refresh planner needs of one request row: status, generation, last success."""
+
+    key: str
+    status: str
+    generation: int
+    succeeded_at: str | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,7 +278,9 @@ class RequestStore(Protocol):
     Transitions (each with an ``events`` row) are committed before returning, or, for a store
     opened with ``defer_commit`` (group commit), at the next :meth:`commit`, in order:
 
-    * :meth:`add`: new key -> ``pending``; a known key -> ``None`` (duplicate, nothing changes).
+    * :meth:`add`: new key -> ``pending``; a known key of an older generation whose row is
+      ``ok``, ``error`` or ``pending`` -> renewed (``pending``, event ``renewed``); any other
+      known key -> ``None`` (duplicate, nothing changes).
     * :meth:`claim`: best ``pending`` row of a court -> ``inflight``, ``attempts + 1``.
     * :meth:`retry`: ``inflight`` -> ``pending`` for a retry of the same row (retry
       count, priority and current URL recorded; the stored request stays the original). A
@@ -261,7 +314,34 @@ class RequestStore(Protocol):
         """``inflight -> pending`` for the court (or only ``ids``); returns how many."""
 
     def add(self, req: NewRequest, run_id: int) -> int | None:
-        """Insert a new ``pending`` row; ``None`` if the key is already known."""
+        """Insert a new ``pending`` row and return its id; ``None`` if the key is known.
+
+        Except: a known key whose row's ``generation`` is older than ``req.generation`` and
+        whose status is ``ok``, ``error`` or ``pending`` is *renewed* in one statement: status
+        ``pending``, ``generation = req.generation``, the new request blob, URL and priority,
+        attempts and retries 0, ``last_error`` cleared, event ``renewed`` (``url_log`` and the
+        row's events are kept); its id is returned. The same generation or a newer one is a
+        duplicate: a resumed refresh never fetches twice what it already did.
+        """
+
+    def begin_generation(self, court: str, *, policy: str, today: str, run_id: int) -> Generation:
+        """The generation a crawl of ``court`` works in, given ``-a refresh=<policy>``.
+
+        No generation yet: generation 0 (policy ``initial``) is created whatever ``policy``
+        says. The last one unfinished: it is resumed (its own policy and day). The last one
+        finished: ``policy`` ``due`` or ``all`` creates the next (with ``today``); ``none``
+        returns the finished one (nothing new to do).
+        """
+
+    def finish_generation_if_done(self, court: str, number: int) -> bool:
+        """Record generation ``number`` finished (``finished_at``) when none of the court's rows
+        of it is ``pending`` or ``inflight``; returns whether it is finished now."""
+
+    def generations(self, court: str | None = None) -> list[Generation]:
+        """Every generation (of ``court``), oldest first; ``[]`` on a state before them."""
+
+    def row_states(self, court: str, kind: str) -> list[RowState]:
+        """``(key, status, generation, succeeded_at)`` of every row of one court and kind."""
 
     def claim(
         self,

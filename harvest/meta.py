@@ -25,6 +25,10 @@ META_COOKIEJAR = "cookiejar"
 META_PARSE_CONTEXT = "harvest_parse_context"
 
 # --- scheduler (extensions/scheduler.py) --------------------------------------------------------
+#: The court's generation a request belongs to (docs/refresh.md): 0 for the first harvest, one
+#: more for each refresh. A known key whose row is of an older generation is renewed (fetched
+#: again); without it the scheduler takes the crawl's current generation.
+META_REFRESH_GENERATION = "harvest_generation"
 #: The state row id of a dispatched request; a retry or redirect copy keeps it (same row).
 META_RID = "harvest_rid"
 #: The row id of the request whose callback yielded this one (set while it is enqueued).

@@ -13,7 +13,19 @@ from harvest.sipp.detail_page import TAB_DIV_SLUGS
 
 ALL_CASES = "all"
 #: The ``-a`` names the sipp spider takes (README, "Spider arguments").
-ARGUMENT_NAMES = ("base_url", "court_id", "listing", "max_cases", "since", "until", "tabs")
+ARGUMENT_NAMES = (
+    "base_url",
+    "court_id",
+    "listing",
+    "max_cases",
+    "since",
+    "until",
+    "tabs",
+    "refresh",
+)
+#: ``-a refresh=``: ``none`` (default: finish pending work, resume an unfinished refresh, do
+#: nothing new on a finished court), ``due`` and ``all`` (docs/refresh.md).
+REFRESH_POLICIES = ("none", "due", "all")
 #: Every tab slug a SIPP detail page can list (``-a tabs`` takes a subset).
 TAB_SLUGS: frozenset[str] = frozenset(TAB_DIV_SLUGS.values())
 
@@ -31,6 +43,7 @@ class SippArgs:
     since: str | None = None
     until: str | None = None
     tabs: frozenset[str] | None = None
+    refresh: str = "none"
 
     @classmethod
     def parse(
@@ -43,6 +56,7 @@ class SippArgs:
         since: str | None = None,
         until: str | None = None,
         tabs: str | None = None,
+        refresh: str | None = None,
     ) -> SippArgs:
         if not base_url:
             raise SpiderArgumentError(
@@ -66,6 +80,7 @@ class SippArgs:
             since=since_d,
             until=until_d,
             tabs=_tab_set(tabs),
+            refresh=_refresh(refresh),
         )
 
     @classmethod
@@ -131,6 +146,18 @@ def _positive_int(name: str, value: str | int | None) -> int | None:
     if number < 1:
         raise SpiderArgumentError(f"-a {name}={value!r} must be at least 1")
     return number
+
+
+def _refresh(value: str | None) -> str:
+    if value is None or not value.strip():
+        return "none"
+    policy = value.strip().lower()
+    if policy not in REFRESH_POLICIES:
+        raise SpiderArgumentError(
+            f"-a refresh={value!r} is not a refresh policy; use none (default: finish what is "
+            "pending), due (new, changed and due cases) or all (every case again)"
+        )
+    return policy
 
 
 def _tab_set(value: str | None) -> frozenset[str] | None:

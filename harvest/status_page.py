@@ -27,6 +27,8 @@ from extensions.state_queries import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from extensions.store import StatusReport
 
 __all__ = ["StatusExtra", "gather", "render_page"]
@@ -245,8 +247,31 @@ code,.url{font:12px ui-monospace,monospace;word-break:break-all;color:#475467}
 """
 
 
-def render_page(state: str, report: StatusReport, extra: StatusExtra, *, generated_at: str) -> str:
-    """The status page (see the module docstring)."""
+def _refresh_rows(refresh: Sequence[dict[str, Any]]) -> str:
+    """Per court: the last generation, cases fetched / changed / new in it, due now."""
+    rows = []
+    for r in refresh:
+        last = r["last"]
+        end = _when(last["finished_at"]) if last["finished_at"] else "unfinished"
+        rows.append(
+            f'<tr><td>{_e(r["court"])}</td><td class="num">{last["generation"]}</td>'
+            f"<td>{_e(last['policy'])}, {_e(last['today'])}</td>"
+            f"<td>{_e(_when(last['started_at']))}</td><td>{_e(end)}</td>"
+            f'<td class="num">{r["refreshed"]}</td><td class="num">{r["changed"]}</td>'
+            f'<td class="num">{r["new"]}</td><td class="num">{r["due_now"]}</td></tr>'
+        )
+    return "".join(rows) or '<tr><td colspan="9">No generation recorded yet.</td></tr>'
+
+
+def render_page(
+    state: str,
+    report: StatusReport,
+    extra: StatusExtra,
+    *,
+    generated_at: str,
+    refresh: Sequence[dict[str, Any]] = (),
+) -> str:
+    """The status page (see the module docstring); ``refresh``: harvest/refresh/report.py."""
     totals = report.totals()
     groups = "".join(
         f'<tr><td class="num">{g.count}</td><td>{_e(g.reason)}<br>'
@@ -274,6 +299,12 @@ requests: <span id="total-ok">{totals["ok"]}</span> ok,
 <section id="courts"><h2>Cases per court</h2>
 <table><tr><th>court</th><th>complete / known</th><th>progress</th><th>ok</th>
 <th>waiting</th><th>failed</th></tr>{_court_rows(extra.courts)}</table></section>
+<section id="refresh"><h2>Last refresh per court</h2>
+<table><tr><th>court</th><th>generation</th><th>policy, day</th><th>started</th><th>finished</th>
+<th>fetched</th><th>changed</th><th>new</th><th>due now</th></tr>{_refresh_rows(refresh)}</table>
+<p class="muted">fetched: cases whose detail was fetched in the generation; changed: documents
+whose content changed in it; due now: what -a refresh=due would fetch besides new and changed
+cases (docs/refresh.md).</p></section>
 <section id="progress"><h2>Requests done over time</h2>{_progress_chart(extra.progress)}
 </section>
 <section id="errors"><h2>Failed requests by reason</h2>{_error_chart(extra.error_groups)}

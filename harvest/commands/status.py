@@ -22,6 +22,8 @@ from scrapy.exceptions import UsageError
 from extensions.config import SchedulerConfig
 from extensions.store import NOTICES, RequestStore, StateError, Status, StatusReport
 from harvest.clock import utc_now
+from harvest.refresh.planner import RefreshConfig
+from harvest.refresh.report import refresh_report, utc_today
 from harvest.settings_error import SettingsError
 from harvest.status_page import StatusExtra, gather, render_page
 from harvest.workspace import (
@@ -109,6 +111,11 @@ class Command(ScrapyCommand):
                 if opts.no_parts_check
                 else cross_check(store, self.settings, opts.court)
             )
+            refresh = refreshes(store, self.settings, opts.court)
+        except SettingsError as exc:
+            sys.stderr.write(f"scrapy status: {exc}\n")
+            self.exitcode = 1
+            return
         finally:
             store.close()
         try:
@@ -119,7 +126,7 @@ class Command(ScrapyCommand):
             return
         if opts.html:
             try:
-                page = render_page(path, report, extra, generated_at=utc_now())
+                page = render_page(path, report, extra, generated_at=utc_now(), refresh=refresh)
                 # 0600 like the workspace: the page names the court's failing URLs
                 fd = open_private(Path(opts.html), os.O_WRONLY | os.O_TRUNC)
                 with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -130,10 +137,20 @@ class Command(ScrapyCommand):
                 return
             sys.stderr.write(f"scrapy status: status page written to {opts.html}\n")
         if opts.json:
-            doc = {"state": path, **report.as_dict(), **extra.as_dict(), "parts": parts}
+            doc = {
+                "state": path,
+                **report.as_dict(),
+                **extra.as_dict(),
+                "parts": parts,
+                "refresh": refresh,
+            }
             sys.stdout.write(json.dumps(doc, indent=1) + "\n")
         elif not opts.html:
-            sys.stdout.write(format_report(report, path, extra) + format_hardening(report, parts))
+            sys.stdout.write(
+                format_report(report, path, extra)
+                + format_hardening(report, parts)
+                + format_refresh(refresh)
+            )
 
 
 def format_report(report: StatusReport, path: str, extra: StatusExtra | None = None) -> str:
@@ -215,6 +232,34 @@ def cross_check(store: RequestStore, settings: BaseSettings, court: str | None) 
     except (StateError, WorkspaceError) as exc:
         return {"error": str(exc)}
     return {"missing": check.missing, "items": check.items, "sample": check.sample}
+
+
+def refreshes(store: RequestStore, settings: BaseSettings, court: str | None) -> list[Any]:
+    """Per court: the last generation, cases due now, refreshed and changed in it
+    (harvest/refresh/report.py); ``[]`` for a state without generations."""
+    config = RefreshConfig.from_settings(settings.get, utc_today=utc_today())
+    try:
+        items = resolve_workspace(settings.get(WORKSPACE_ENV) or "") / ITEMS_DB
+    except WorkspaceError:
+        return []
+    return refresh_report(store, items, config, court=court)
+
+
+def format_refresh(refresh: list[dict[str, Any]]) -> str:
+    """The refresh lines of ``scrapy status`` (one per court)."""
+    lines = ["", "refresh per court (docs/refresh.md):"]
+    for r in refresh:
+        last = r["last"]
+        end = f"finished {last['finished_at']}" if last["finished_at"] else "unfinished"
+        lines.append(
+            f"  {r['court']}: generation {last['generation']} ({last['policy']}, today "
+            f"{last['today']}), started {last['started_at']}, {end}; {r['refreshed']} cases "
+            f"fetched in it, {r['changed']} changed, {r['new']} new; {r['due_now']} due as of "
+            f"{r['today']}"
+        )
+    if not refresh:
+        lines.append("  (no generation recorded yet)")
+    return "\n".join(lines) + "\n"
 
 
 def format_hardening(report: StatusReport, parts: dict[str, Any]) -> str:

@@ -8,14 +8,16 @@ recorded through :mod:`harvest.parse_report`), page validation in
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
 from scrapy.exceptions import CloseSpider
 from scrapy.http import Response
 
+from extensions.store import StateError
 from harvest import identity
 from harvest.clock import utc_now
 from harvest.exit_status import BAD_LISTING
@@ -30,13 +32,25 @@ from harvest.meta import (
     META_LABELS_MISSING,
     META_NEEDS_WARM,
     META_PARSE_CONTEXT,
+    META_REFRESH_GENERATION,
     META_WARMUP_URL,
 )
 from harvest.parse_report import parsed
 from harvest.parts import build_case_part, build_tab_part, case_context, tab_context
+from harvest.refresh.planner import STAT as REFRESH_STAT
+from harvest.refresh.planner import RefreshConfig, RefreshPlanner
 from harvest.sipp import ListRow, parse_list_page
 from harvest.spider_args import ALL_CASES, SippArgs
 from harvest.validation import raise_for_page_error
+from harvest.workspace import ITEMS_DB, resolve_workspace
+from pipelines.store import ItemStore, ItemStoreError
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy.crawler import Crawler
+
+    from extensions.store import Generation, RequestStore
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +86,62 @@ class SippSpider(Spider):
         super().__init__(**{k: v for k, v in kwargs.items() if k.startswith("_")})
         self.court_id = self.args.court_id
         self.base_url = self.args.base_url
+        #: read by the scheduler when it opens the court's generation (docs/refresh.md)
+        self.refresh_policy = self.args.refresh
+        #: the court's generation this crawl works in, set by the scheduler (on_generation)
+        self.generation: Generation | None = None
+        #: the refresh walk's planner: only in a refresh generation (number > 0)
+        self.planner: RefreshPlanner | None = None
+        self._refresh_config: RefreshConfig | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        # HARVEST_REFRESH_* checked before the engine starts: a bad value refuses the crawl in
+        # one line (SettingsError, exit 1), like every other setting
+        spider.refresh_config  # noqa: B018
+        return spider
+
+    @property
+    def refresh_config(self) -> RefreshConfig:
+        """``HARVEST_REFRESH_*`` (checked once; a bad value is a SettingsError, exit 1)."""
+        if self._refresh_config is None:
+            self._refresh_config = RefreshConfig.from_settings(
+                self.settings.get, utc_today=dt.datetime.now(dt.UTC).date()
+            )
+        return self._refresh_config
+
+    @property
+    def refresh_today(self) -> str:
+        """The refresh policy's day, read by the scheduler for a new generation."""
+        return self.refresh_config.today.isoformat()
+
+    def on_generation(self, generation: Generation, store: RequestStore) -> None:
+        """Called by the scheduler once it knows the court's generation: a refresh generation
+        (number > 0, policy due or all) plans its walk from the stored rows and items."""
+        self.generation = generation
+        if generation.number == 0 or generation.policy not in ("due", "all"):
+            return
+        items = resolve_workspace(self.settings.get("HARVEST_WORKSPACE")) / ITEMS_DB
+
+        def documents() -> Iterator[Any]:
+            if not items.is_file():
+                return
+            with ItemStore.open(items, readonly=True) as stored:
+                yield from stored.iter_documents(complete_only=False, court=self.court_id)
+
+        try:
+            self.planner = RefreshPlanner.load(
+                court=self.court_id,
+                generation=generation,
+                generations=store.generations(self.court_id),
+                case_rows=store.row_states(self.court_id, "case"),
+                documents=documents,
+                config=self.refresh_config,
+            )
+        except ItemStoreError as exc:
+            # one line and exit 1, like every store that cannot be used at the start
+            raise StateError(f"cannot plan the refresh of {self.court_id}: {exc}") from exc
 
     async def start(self) -> AsyncIterator[Request]:
         if self.args.listing == ALL_CASES:
@@ -137,7 +207,17 @@ class SippSpider(Spider):
                 if self.args.since is not None and row.registered < self.args.since:
                     stop = True  # newest first: everything after this is older
                     break
+            if self.planner is not None and self.planner.decide(key, row.data) is None:
+                continue
             yield self._case_request(row)
+        if self.planner is not None and not self._refresh_page_done():
+            logger.info(
+                "refresh walk of %s stops after list page %d: every row known and unchanged, "
+                "no due case left to meet",
+                self.court_id,
+                number,
+            )
+            stop = True
         template = page.page_url_template or response.meta.get("sipp_template")
         more = (page.total_cases is None or number * PAGE_SIZE < page.total_cases) and bool(
             page.rows or page.row_errors
@@ -180,7 +260,25 @@ class SippSpider(Spider):
             lambda: build_tab_part(self.court_id, context, response.text, response.url, utc_now()),
         )
 
+    def _refresh_page_done(self) -> bool:
+        """A list page of a refresh walk is decided: whether to walk on; the planner's counts
+        of this run become the stats ``harvest/refresh/<name>``."""
+        assert self.planner is not None
+        walk_on = self.planner.end_page()
+        if not walk_on:
+            self.planner.counts["stopped"] = self.planner.counts.get("stopped", 0) + 1
+        stats = self.crawler.stats if getattr(self, "crawler", None) is not None else None
+        if stats is not None:
+            for name, count in self.planner.counts.items():
+                stats.set_value(REFRESH_STAT + name, count)
+        return walk_on
+
     # --- requests -----------------------------------------------------------------------------
+
+    def _generation_meta(self) -> dict[str, Any]:
+        if self.generation is None:
+            return {}
+        return {META_REFRESH_GENERATION: self.generation.number}
 
     def _list_meta(self, page: int) -> dict[str, Any]:
         return {
@@ -189,6 +287,7 @@ class SippSpider(Spider):
             META_EXPECT: "list",
             META_FULL_PAGE: True,
             "sipp_page": page,
+            **self._generation_meta(),
         }
 
     def _list_request(self, url: str, *, page: int, template: str | None) -> Request:
@@ -214,6 +313,7 @@ class SippSpider(Spider):
                 META_CASE: number,
                 META_FULL_PAGE: True,
                 META_PARSE_CONTEXT: case_context(row),
+                **self._generation_meta(),
             },
         )
 
@@ -236,5 +336,6 @@ class SippSpider(Spider):
                 META_WARMUP_URL: self.base_url,
                 META_LABELS_MISSING: labels_missing,
                 META_PARSE_CONTEXT: tab_context(raw_number, slug),
+                **self._generation_meta(),
             },
         )

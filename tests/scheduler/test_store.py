@@ -32,7 +32,15 @@ from tests.support.paths import REPO
 RUN = RunInfo(court="c1", spider="s", pid=os.getpid(), host="h", job="job-7", started_at="t0")
 
 
-def new(key: str, *, group: str | None = None, priority: int = 0, court: str = "c1") -> NewRequest:
+def new(
+    key: str,
+    *,
+    group: str | None = None,
+    priority: int = 0,
+    court: str = "c1",
+    generation: int = 0,
+    blob: bytes | None = None,
+) -> NewRequest:
     kind = key.split("|", 1)[0]
     return NewRequest(
         key=key,
@@ -42,8 +50,26 @@ def new(key: str, *, group: str | None = None, priority: int = 0, court: str = "
         priority=priority,
         method="GET",
         url=f"http://127.0.0.1/{key}",
-        blob=key.encode(),
+        blob=key.encode() if blob is None else blob,
+        generation=generation,
     )
+
+
+def events_of(store: SqliteRequestStore | MemoryRequestStore, rid: int) -> list[tuple[str, str]]:
+    """``(event, detail)`` of one row, in order, from either store."""
+    if isinstance(store, MemoryRequestStore):
+        return [(e[3], e[4] or "") for e in store._d.events if e[2] == rid]
+    store.commit()
+    con = sqlite3.connect(store.path)
+    try:
+        return [
+            (str(e), str(d or ""))
+            for e, d in con.execute(
+                "SELECT event, detail FROM events WHERE request_id = ? ORDER BY id", (rid,)
+            )
+        ]
+    finally:
+        con.close()
 
 
 class StoreContract:
@@ -339,6 +365,88 @@ class StoreContract:
         ]
         s.close()
 
+    def test_an_older_generations_row_is_renewed_once_per_generation(self, db: Path) -> None:
+        s = self.open(db)
+        run_id, _ = s.start_run(RUN)
+        key = "case|c1|1/Pid.B/2024/PN X"
+        rid = s.add(new(key, group="g"), run_id)
+        assert rid is not None
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        assert c.id == rid
+        s.finish(rid, run_id, ok=True, http_status=200)
+        [first] = s.row_states("c1", "case")
+        assert (first.status, first.generation) == ("ok", 0)
+        assert first.succeeded_at is not None
+        # the same generation (a resumed crawl re-yielding its seeds): duplicate, nothing changes
+        assert s.add(new(key, group="g"), run_id) is None
+        # a refresh (generation 1): the same row back to pending with the new request
+        assert s.add(new(key, group="g", generation=1, blob=b"render 2"), run_id) == rid
+        [renewed] = s.row_states("c1", "case")
+        assert (renewed.status, renewed.generation) == ("pending", 1)
+        assert renewed.succeeded_at == first.succeeded_at  # the last success is kept
+        assert s.count(court="c1", status=Status.PENDING) == 1
+        assert s.count(court="c1", status=Status.OK) == 0
+        # within generation 1 (pending, and later ok) and from an older one: duplicates
+        assert s.add(new(key, generation=1, blob=b"render 3"), run_id) is None
+        assert s.add(new(key, generation=0), run_id) is None
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        assert (c.id, c.blob, c.attempts) == (rid, b"render 2", 1)  # attempts reset
+        s.finish(rid, run_id, ok=False, reason="HTTP 500")
+        assert s.add(new(key, generation=1), run_id) is None
+        # an error row of generation 1 is renewed by generation 2, its error cleared
+        assert s.add(new(key, generation=2), run_id) == rid
+        assert s.status_report().latest_errors == []
+        assert [e for e, _ in events_of(s, rid)] == [
+            "enqueued", "dispatched", "ok", "renewed", "dispatched", "error", "renewed",
+        ]  # fmt: skip
+        assert ("renewed", "generation 2") in events_of(s, rid)
+        # a row in flight is never renewed under its request
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        assert s.add(new(key, generation=3), run_id) is None
+        [inflight] = s.row_states("c1", "case")
+        assert (inflight.status, inflight.generation) == ("inflight", 2)
+
+    def test_generations_begin_resume_and_finish(self, db: Path) -> None:
+        s = self.open(db)
+        run_id, _ = s.start_run(RUN)
+        g0 = s.begin_generation("c1", policy="due", today="2024-06-19", run_id=run_id)
+        # nothing harvested yet: generation 0, the first harvest, whatever was asked
+        assert (g0.number, g0.policy, g0.today) == (0, "initial", "2024-06-19")
+        assert g0.started_now
+        again = s.begin_generation("c1", policy="all", today="2024-06-20", run_id=run_id)
+        assert (again.number, again.policy, again.started_now) == (0, "initial", False)
+        s.add(new("list|c1|all|1"), run_id)
+        assert s.finish_generation_if_done("c1", 0) is False
+        c = s.claim("c1", run_id, busy_groups=[], held=[])
+        assert c is not None
+        assert s.finish_generation_if_done("c1", 0) is False  # in flight
+        s.finish(c.id, run_id, ok=True)
+        assert s.finish_generation_if_done("c1", 0) is True
+        [done] = s.generations("c1")
+        assert done.finished
+        # a plain crawl of the finished court: the finished generation, nothing new
+        plain = s.begin_generation("c1", policy="none", today="2024-06-26", run_id=run_id)
+        assert (plain.number, plain.finished, plain.started_now) == (0, True, False)
+        g1 = s.begin_generation("c1", policy="due", today="2024-06-26", run_id=run_id)
+        assert (g1.number, g1.policy, g1.today, g1.started_now) == (1, "due", "2024-06-26", True)
+        # unfinished: resumed, whatever is asked
+        resumed = s.begin_generation("c1", policy="all", today="2024-07-01", run_id=run_id)
+        assert (resumed.number, resumed.policy, resumed.today) == (1, "due", "2024-06-26")
+        assert s.add(new("list|c1|all|1", generation=1), run_id) is not None
+        assert s.finish_generation_if_done("c1", 1) is False
+        other = s.begin_generation("c2", policy="none", today="2024-06-26", run_id=run_id)
+        assert (other.court, other.number) == ("c2", 0)
+        assert [(g.court, g.number, g.finished) for g in s.generations()] == [
+            ("c1", 0, True),
+            ("c1", 1, False),
+            ("c2", 0, False),
+        ]
+        with pytest.raises(ValueError, match="refresh policy"):
+            s.begin_generation("c1", policy="sometimes", today="2024-06-26", run_id=run_id)
+
 
 class TestMemoryStore(StoreContract):
     def make(self, path: Path) -> MemoryRequestStore:
@@ -403,6 +511,50 @@ class TestSqliteStore(StoreContract):
         assert [w["label"] for w in s.status_report().warnings] == ["X"]
         s.close()
         assert sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+    def test_a_version_2_state_is_migrated_to_generations(self, db: Path) -> None:
+        s = self.open(db)
+        run_id, _ = s.start_run(RUN)
+        for key, court in (("case|c1|1", "c1"), ("case|c1|2", "c1"), ("case|c2|1", "c2")):
+            s.add(new(key, court=court), run_id)
+        for court in ("c1", "c2"):
+            c = s.claim(court, run_id, busy_groups=[], held=[])
+            assert c is not None
+            s.finish(c.id, run_id, ok=True)
+        s.close()
+        # make it the version 2 file the previous release wrote: no generations table, no
+        # generation/succeeded_at columns, the transition trigger without 'renewed'
+        con = sqlite3.connect(db)
+        trigger = con.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'requests_transition'"
+        ).fetchone()[0]
+        con.execute("DROP TRIGGER requests_transition")
+        con.execute("DROP TABLE generations")
+        con.execute("ALTER TABLE requests DROP COLUMN generation")
+        con.execute("ALTER TABLE requests DROP COLUMN succeeded_at")
+        old = "\n".join(line for line in trigger.splitlines() if "'renewed'" not in line)
+        con.execute(old)
+        con.execute("PRAGMA user_version = 2")
+        con.commit()
+        con.close()
+        ro = SqliteRequestStore.open(db, readonly=True)
+        assert ro.generations() == []
+        assert {r.generation for r in ro.row_states("c1", "case")} == {0}
+        ro.close()
+        s = self.open(db)
+        assert sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        gens = {g.court: g for g in s.generations()}
+        assert (gens["c1"].number, gens["c1"].policy, gens["c1"].finished) == (0, "initial", False)
+        assert (gens["c2"].number, gens["c2"].finished) == (0, True)
+        states = {r.key: r for r in s.row_states("c1", "case")}
+        assert states["case|c1|1"].generation == 0
+        assert states["case|c1|1"].succeeded_at is not None  # its ok's time
+        assert states["case|c1|2"].succeeded_at is None  # still pending
+        # a refresh renews the migrated rows, with the new trigger's detail
+        rid = s.add(new("case|c2|1", court="c2", generation=1), run_id)
+        assert rid is not None
+        assert events_of(s, rid)[-1] == ("renewed", "generation 1")
+        s.close()
 
     def test_readonly_without_state_is_a_clear_error(self, db: Path) -> None:
         with pytest.raises(StateError, match="nothing has been crawled"):
