@@ -55,11 +55,16 @@ def new(
     )
 
 
-def events_of(store: SqliteRequestStore | MemoryRequestStore, rid: int) -> list[tuple[str, str]]:
-    """``(event, detail)`` of one row, in order, from either store."""
+def events_of(
+    store: SqliteRequestStore | MemoryRequestStore | PostgresRequestStore, rid: int
+) -> list[tuple[str, str]]:
+    """``(event, detail)`` of one row, in order, from any store."""
     if isinstance(store, MemoryRequestStore):
         return [(e[3], e[4] or "") for e in store._d.events if e[2] == rid]
     store.commit()
+    if isinstance(store, PostgresRequestStore):
+        sql = "SELECT event, detail FROM events WHERE request_id = %s ORDER BY id"
+        return [(str(e), str(d or "")) for e, d in store._conn.execute(sql, (rid,))]
     con = sqlite3.connect(store.path)
     try:
         return [
