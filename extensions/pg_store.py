@@ -3,9 +3,10 @@
 Selected by ``HARVEST_DATABASE_URL=postgresql://user:password@host:port/dbname`` (environment
 variable or Scrapy setting, see :mod:`extensions.config`); SQLite stays the default. The tables
 and columns are those of :mod:`extensions.sqlite_store` (``requests``, ``url_log``, ``events``,
-``runs``, ``parse_warnings``, ``open_groups``; ``request_counts`` and ``parse_warning_counts``
-are views here), written by the same transitions with the same ``events`` rows (kept by
-triggers), so what reads one reads the other. docs/postgres.md describes the schema and setup.
+``runs``, ``parse_warnings``, ``open_groups``, ``generations``; ``request_counts`` and
+``parse_warning_counts`` are views here), written by the same transitions with the same
+``events`` rows (kept by triggers), so what reads one reads the other. docs/postgres.md
+describes the schema and setup.
 
 Differences that come from sharing one database between machines:
 
