@@ -831,7 +831,9 @@ class PostgresRequestStore:
             raise ValueError(f"refresh policy {policy!r} is not one of none, due, all")
         at = utc_now()
         with self._tx(f"begin a generation of court {court!r}") as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_SCHEMA_LOCK, court))
+            conn.execute(
+                "SELECT pg_advisory_xact_lock(%s::integer, hashtext(%s))", (_SCHEMA_LOCK, court)
+            )
             row = conn.execute(
                 f"SELECT {self._GENERATION_COLS} FROM generations WHERE court = %s "
                 "ORDER BY generation DESC LIMIT 1",
