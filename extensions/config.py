@@ -15,12 +15,20 @@ setting                         type     default / meaning
                                          (``CONCURRENT_REQUESTS_PER_DOMAIN``, or its
                                          ``DOWNLOAD_SLOTS`` entry) + this many cases
                                          (request groups) at once; ``-1``: no cap
+``HARVEST_DATABASE_URL``        str      unset (SQLite); ``postgresql://user:pw@host/db``:
+                                         the request state on PostgreSQL
+                                         (:mod:`extensions.pg_store`, docs/postgres.md);
+                                         the setting, else the environment variable
+``HARVEST_LEASE_TTL``           float    ``60.0`` seconds a court lease (PostgreSQL) lives
+                                         without a heartbeat; the setting, else the
+                                         environment variable
 ==============================  =======  ===============================================
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import TYPE_CHECKING
 
 from scrapy.utils.misc import load_object
@@ -45,6 +53,10 @@ DEFAULT_COMMIT = "turn"
 DEFAULT_CASE_LOOKAHEAD = 1
 #: Scrapy's default CONCURRENT_REQUESTS_PER_DOMAIN (the court concurrency if nothing says more).
 DEFAULT_COURT_CONCURRENCY = 8
+DATABASE_URL_ENV = "HARVEST_DATABASE_URL"
+LEASE_TTL_ENV = "HARVEST_LEASE_TTL"
+PG_STORE = "extensions.pg_store.PostgresRequestStore"
+DEFAULT_LEASE_TTL = 60.0
 _SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA")
 _COMMIT = ("turn", "each")
 
@@ -63,8 +75,33 @@ class SchedulerConfig:
     court_concurrency: int = DEFAULT_COURT_CONCURRENCY
     #: ``DOWNLOAD_SLOTS`` concurrency by host (slot key), where set
     slot_concurrency: tuple[tuple[str, int], ...] = ()
+    #: ``HARVEST_DATABASE_URL``: PostgreSQL instead of ``state.sqlite`` (never in a repr: it
+    #: may hold a password)
+    database_url: str | None = dataclasses.field(default=None, repr=False)
+    #: ``HARVEST_LEASE_TTL``: seconds a court lease lives without a heartbeat (PostgreSQL)
+    lease_ttl: float = DEFAULT_LEASE_TTL
 
     def __post_init__(self) -> None:
+        if self.database_url:
+            from .pg_store import is_database_url, redact_url
+
+            if not is_database_url(self.database_url):
+                raise SettingsError(
+                    f"{DATABASE_URL_ENV} must be a postgresql:// URL "
+                    "(postgresql://user:password@host:port/dbname), got "
+                    f"{redact_url(self.database_url)!r}; unset it to keep the state in SQLite"
+                )
+            if self.store not in (DEFAULT_STORE, PG_STORE):
+                raise SettingsError(
+                    f"{DATABASE_URL_ENV} and HARVEST_STATE_STORE {self.store!r} both choose the "
+                    "state store: set only one"
+                )
+            object.__setattr__(self, "store", PG_STORE)
+        if not self.lease_ttl > 0:
+            raise SettingsError(
+                f"{LEASE_TTL_ENV} must be a positive number of seconds, got {self.lease_ttl!r} "
+                f"(default {DEFAULT_LEASE_TTL})"
+            )
         if self.case_lookahead < -1:
             raise SettingsError(
                 f"HARVEST_CASE_LOOKAHEAD must be a whole number >= 0 (or -1: no cap on started "
@@ -110,7 +147,19 @@ class SchedulerConfig:
                 f"{settings.get('HARVEST_CASE_LOOKAHEAD')!r}"
             ) from exc
         slots = settings.getdict("DOWNLOAD_SLOTS")
+        ttl = settings.get(LEASE_TTL_ENV) or os.environ.get(LEASE_TTL_ENV) or DEFAULT_LEASE_TTL
+        try:
+            lease_ttl = float(ttl)
+        except ValueError as exc:
+            raise SettingsError(
+                f"{LEASE_TTL_ENV} must be a number of seconds, got {ttl!r}"
+            ) from exc
         return cls(
+            database_url=str(
+                settings.get(DATABASE_URL_ENV) or os.environ.get(DATABASE_URL_ENV) or ""
+            )
+            or None,
+            lease_ttl=lease_ttl,
             case_lookahead=lookahead,
             court_concurrency=settings.getint("CONCURRENT_REQUESTS_PER_IP")
             or settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN", DEFAULT_COURT_CONCURRENCY),
@@ -147,7 +196,8 @@ class SchedulerConfig:
         readonly: bool = False,
         defer_commit: Callable[[Callable[[], None]], None] | None = None,
     ) -> RequestStore:
-        """Open ``<workspace>/state.sqlite`` with the configured store class.
+        """Open ``<workspace>/state.sqlite`` with the configured store class, or the
+        PostgreSQL database of ``HARVEST_DATABASE_URL`` when it is set.
 
         ``defer_commit`` (group commit) is passed on only when ``HARVEST_STATE_COMMIT`` is
         ``turn``.
@@ -155,6 +205,17 @@ class SchedulerConfig:
         Raises :class:`harvest.workspace.WorkspaceError` (workspace not usable) or
         :class:`extensions.store.StateError` (state missing when ``readonly``, or damaged).
         """
+        if self.database_url:
+            from .pg_store import PostgresRequestStore
+
+            return PostgresRequestStore.open(
+                self.database_url,
+                readonly=readonly,
+                busy_timeout=self.busy_timeout,
+                synchronous=self.synchronous,
+                defer_commit=defer_commit if self.commit == "turn" else None,
+                lease_ttl=self.lease_ttl,
+            )
         workspace = resolve_workspace(self.workspace)
         if not readonly:
             ensure_workspace(workspace)

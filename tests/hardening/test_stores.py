@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from extensions.memory_store import MemoryRequestStore
+from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SqliteRequestStore
 from extensions.store import NewRequest, RunInfo, StateError, Status
 from pipelines.store import ItemStore, ItemStoreError
@@ -23,6 +24,7 @@ from tests.support.harvest_run import (
     state_query,
     truth_by_key,
 )
+from tests.support.postgres import pg_database, pg_server  # noqa: F401  (fixtures)
 
 COURT = "pn-replika"
 N1 = "1/Pid.B/2024/PN A"
@@ -73,10 +75,12 @@ def _items(path: Path) -> Path:
     return path
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path):
     if request.param == "sqlite":
         s = SqliteRequestStore.open(tmp_path / "state.sqlite")
+    elif request.param == "postgres":
+        s = PostgresRequestStore.open(request.getfixturevalue("pg_database"))
     else:
         s = MemoryRequestStore.open(tmp_path / f"memory-{id(request)}")
     yield s

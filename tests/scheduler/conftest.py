@@ -10,3 +10,6 @@ import pytest
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     return tmp_path / "ws"
+
+
+from tests.support.postgres import pg_database, pg_server  # noqa: E402, F401  (fixtures)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from extensions.memory_store import MemoryRequestStore
+from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SCHEMA_VERSION, SqliteRequestStore
 from extensions.store import (
     CrawlLocked,
@@ -54,11 +55,16 @@ def new(
     )
 
 
-def events_of(store: SqliteRequestStore | MemoryRequestStore, rid: int) -> list[tuple[str, str]]:
-    """``(event, detail)`` of one row, in order, from either store."""
+def events_of(
+    store: SqliteRequestStore | MemoryRequestStore | PostgresRequestStore, rid: int
+) -> list[tuple[str, str]]:
+    """``(event, detail)`` of one row, in order, from any store."""
     if isinstance(store, MemoryRequestStore):
         return [(e[3], e[4] or "") for e in store._d.events if e[2] == rid]
     store.commit()
+    if isinstance(store, PostgresRequestStore):
+        sql = "SELECT event, detail FROM events WHERE request_id = %s ORDER BY id"
+        return [(str(e), str(d or "")) for e, d in store._conn.execute(sql, (rid,))]
     con = sqlite3.connect(store.path)
     try:
         return [
@@ -685,3 +691,26 @@ def test_kind_and_court() -> None:
     assert kind_and_court("list|pn-x|all|3") == ("list", "pn-x")
     assert kind_and_court("other|pn-x|abc") is None
     assert kind_and_court("something") is None
+
+
+class TestPostgresStore(StoreContract):
+    """The contract on PostgreSQL (a database per test on the throwaway server:
+    tests/support/postgres.py); its own behaviour: tests/scheduler/test_pg_store.py."""
+
+    @pytest.fixture(autouse=True)
+    def _close_opened(self, pg_database: str) -> Iterator[None]:
+        # after pg_database in setup: the stores are closed before the database is dropped
+        self.url = pg_database
+        self._opened = []
+        yield
+        for store in reversed(self._opened):
+            store.close()
+
+    def make(self, path: Path) -> PostgresRequestStore:  # type: ignore[override]
+        return PostgresRequestStore.open(self.url)
+
+
+class TestPostgresStoreGroupCommit(TestPostgresStore):
+    def make(self, path: Path) -> PostgresRequestStore:  # type: ignore[override]
+        self.scheduled: list[Callable[[], None]] = []
+        return PostgresRequestStore.open(self.url, defer_commit=self.scheduled.append)

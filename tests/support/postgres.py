@@ -1,0 +1,207 @@
+"""A throwaway PostgreSQL server for the tests, and a fresh database per test.
+
+``pg_server`` (session): with ``HARVEST_TEST_DATABASE_URL`` set (a role allowed to
+``CREATE DATABASE``), that server is used and nothing is started. Otherwise the Debian
+``postgresql`` binaries (``/usr/lib/postgresql/<ver>/bin``, installed by scripts/bootstrap) build
+one in a temporary directory: ``initdb`` (a superuser ``harvest`` with a random password; local
+socket connections trusted, TCP ones need the password: scram-sha-256), then ``pg_ctl start``
+listening on a free port of 127.0.0.1 and on a unix socket in that directory, with ``fsync``
+off (a test server loses nothing it needs on a crash). It is stopped (``pg_ctl stop -m fast``)
+and its directory removed at the end of the session.
+
+PostgreSQL refuses to run as root: when the tests run as root, ``initdb``, ``pg_ctl`` and the
+server run as the ``postgres`` user the Debian package creates (else ``nobody``) through
+``setpriv``, in a directory owned by that user.
+
+``pg_database`` (function): ``CREATE DATABASE`` of a new name for the test, its URL (with the
+password, over TCP) given to the test; dropped (``WITH (FORCE)``) after it.
+
+Without the binaries and without ``HARVEST_TEST_DATABASE_URL`` the PostgreSQL tests are skipped,
+except under CI (``CI`` set), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+
+URL_ENV = "HARVEST_TEST_DATABASE_URL"
+SUPERUSER = "harvest"
+
+
+def server_bindir() -> Path | None:
+    for candidate in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if Path(candidate, "initdb").exists():
+            return Path(candidate)
+    found = shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class PostgresServer:
+    """A running server: ``admin_url`` (a superuser's), :meth:`url` of one of its databases."""
+
+    def __init__(self, admin_url: str, *, datadir: Path | None = None) -> None:
+        self.admin_url = admin_url
+        self.datadir = datadir
+        self._n = 0
+
+    def url(self, dbname: str) -> str:
+        parts = urlsplit(self.admin_url)
+        return urlunsplit((parts.scheme, parts.netloc, f"/{dbname}", parts.query, ""))
+
+    def create_database(self) -> str:
+        self._n += 1
+        name = f"harvest_test_{os.getpid()}_{self._n}_{secrets.token_hex(3)}"
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return name
+
+    def drop_database(self, name: str) -> None:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class ThrowawayServer:
+    """initdb + pg_ctl in a temporary directory (as an unprivileged user when root)."""
+
+    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
+        self.bindir = bindir
+        self.durable = durable  # fsync on (benchmarks); tests run without it
+        self.root = Path(tempfile.mkdtemp(prefix="harvest-pg-"))
+        self.data = self.root / "data"
+        self.password = secrets.token_urlsafe(16)
+        self.port = _free_port()
+        self.prefix: list[str] = []
+        if os.geteuid() == 0:
+            try:
+                user = pwd.getpwnam("postgres")
+            except KeyError:
+                user = pwd.getpwnam("nobody")
+            os.chown(self.root, user.pw_uid, user.pw_gid)
+            self.prefix = [
+                "setpriv",
+                f"--reuid={user.pw_uid}",
+                f"--regid={user.pw_gid}",
+                "--clear-groups",
+                "--",
+            ]
+
+    def _run(self, *args: str) -> None:
+        proc = subprocess.run(
+            [*self.prefix, *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=self.root,
+            env={**os.environ, "LC_ALL": "C.UTF-8", "TZ": "UTC"},
+            timeout=120,
+        )
+        if proc.returncode != 0:
+            log = self.root / "server.log"
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise RuntimeError(
+                f"{' '.join(args[:2])} failed ({proc.returncode}): {proc.stderr.strip()} "
+                f"{proc.stdout.strip()[-500:]} {tail}"
+            )
+
+    def start(self) -> str:
+        pwfile = self.root / "pw"
+        pwfile.write_text(self.password + "\n")
+        if self.prefix:
+            os.chown(pwfile, self.root.stat().st_uid, self.root.stat().st_gid)
+        pwfile.chmod(0o600)
+        self._run(
+            str(self.bindir / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            SUPERUSER,
+            f"--pwfile={pwfile}",
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            "--encoding=UTF8",
+            "--no-sync",
+        )
+        pwfile.unlink()
+        options = (
+            f"-c listen_addresses=127.0.0.1 -c port={self.port} "
+            f"-c unix_socket_directories={self.root} -c max_connections=60 "
+            "-c shared_buffers=32MB -c log_min_messages=warning"
+        )
+        if not self.durable:
+            options += " -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+        self._run(
+            str(self.bindir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.root / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            options,
+            "start",
+        )
+        return f"postgresql://{SUPERUSER}:{self.password}@127.0.0.1:{self.port}/postgres"
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    given = os.environ.get(URL_ENV)
+    if given:
+        yield PostgresServer(given)
+        return
+    bindir = server_bindir()
+    if bindir is None:
+        why = (
+            "PostgreSQL server binaries not found (initdb): run scripts/bootstrap (it installs "
+            f"the Debian package postgresql) or set {URL_ENV}"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    server = ThrowawayServer(bindir)
+    try:
+        admin = server.start()
+    except BaseException:
+        server.stop()
+        raise
+    try:
+        yield PostgresServer(admin, datadir=server.data)
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_database(pg_server: PostgresServer) -> Iterator[str]:
+    """The URL of a new, empty database (dropped after the test)."""
+    name = pg_server.create_database()
+    try:
+        yield pg_server.url(name)
+    finally:
+        pg_server.drop_database(name)
