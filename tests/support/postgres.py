@@ -142,6 +142,19 @@ class ThrowawayServer:
             "--no-sync",
         )
         pwfile.unlink()
+        # the free port is only free when it was asked for: another process can bind it before
+        # the server does, so a start that fails on its address is tried on a new port
+        for attempt in range(5):
+            try:
+                self._start_server()
+                break
+            except RuntimeError as exc:
+                if "already in use" not in str(exc) or attempt == 4:
+                    raise
+                self.port = _free_port()
+        return f"postgresql://{SUPERUSER}:{self.password}@127.0.0.1:{self.port}/postgres"
+
+    def _start_server(self) -> None:
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={self.port} "
             f"-c unix_socket_directories={self.root} -c max_connections=60 "
@@ -162,7 +175,6 @@ class ThrowawayServer:
             options,
             "start",
         )
-        return f"postgresql://{SUPERUSER}:{self.password}@127.0.0.1:{self.port}/postgres"
 
     def stop(self) -> None:
         with contextlib.suppress(Exception):
