@@ -110,8 +110,11 @@ class CourtGuardMiddleware:
 
     # --- the court -------------------------------------------------------------------------------
 
-    def _court(self, spider: Spider | None) -> tuple[str, str, int] | None:
+    def _court(self, spider: Spider | None, request: Request) -> tuple[str, str, int] | None:
         base = getattr(spider, "base_url", None)
+        base_url_of = getattr(spider, "base_url_of", None)
+        if callable(base_url_of) and getattr(spider, "courts", None):
+            base = base_url_of(request.meta)  # a multi-court crawl: the request's own court
         if not isinstance(base, str) or not base:
             return None
         parts = urlsplit(base)
@@ -132,7 +135,7 @@ class CourtGuardMiddleware:
         except ValueError:
             self._refuse(request, f"bad port in {strip_userinfo(request.url)}")
         host = (parts.hostname or "").lower()
-        court = self._court(self.crawler.spider)
+        court = self._court(self.crawler.spider, request)
         if court is None:
             return None
         c_scheme, c_host, c_port = court
@@ -193,7 +196,7 @@ class CourtGuardMiddleware:
         logger.error("%s", reason)
         if scheduler is not None:
             scheduler.note(request, "tls_error", reason)
-        court = self._court(self.crawler.spider)
+        court = self._court(self.crawler.spider, request)
         if court is not None and (parts.hostname or "").lower() == court[1]:
             engine = self.crawler.engine
             if engine is not None and engine.running:

@@ -102,7 +102,7 @@ class MemoryRequestStore:
     def __init__(self, data: _Data, path: str) -> None:
         self._d = data
         self.path = path
-        self._held_court: str | None = None
+        self._held_courts: list[str] = []
 
     @classmethod
     def open(
@@ -144,12 +144,14 @@ class MemoryRequestStore:
         if holder is not None:
             raise CrawlLocked(run.court, holder, f"memory:{self.path}")
         self._d.locks[run.court] = dataclasses.asdict(run)
-        self._held_court = run.court
+        self._held_courts.append(run.court)
 
-    def release_crawl_lock(self) -> None:
-        if self._held_court is not None:
-            self._d.locks.pop(self._held_court, None)
-            self._held_court = None
+    def release_crawl_lock(self, court: str | None = None) -> None:
+        courts = list(self._held_courts) if court is None else [court]
+        for name in courts:
+            if name in self._held_courts:
+                self._held_courts.remove(name)
+                self._d.locks.pop(name, None)
 
     def start_run(self, run: RunInfo) -> tuple[int, list[int]]:
         dead = [r["id"] for r in self._d.runs if r["court"] == run.court and r["ended_at"] is None]

@@ -364,7 +364,7 @@ class PostgresRequestStore:
         self._closed = False
         self._failed: str | None = None
         self._token = uuid.uuid4().hex
-        self._lease_court: str | None = None
+        self._lease_courts: list[str] = []  # the courts whose lease this store holds
         self._lease_conn: psycopg.Connection[Any] | None = None
         self._lease_lock = threading.Lock()  # the lease connection: heartbeat thread vs. main
         self._heartbeat_stop = threading.Event()
@@ -556,10 +556,9 @@ class PostgresRequestStore:
         in the transaction that takes the lease. Starts the heartbeat thread.
         """
         self._check_writable()
-        if self._lease_court is not None:
+        if run.court in self._lease_courts:
             raise StateError(
-                f"this store already holds the lease of court {self._lease_court!r}; release "
-                "it first"
+                f"this store already holds the lease of court {run.court!r}; release it first"
             )
         holder = _holder(run, None)
         at = utc_now()
@@ -579,9 +578,10 @@ class PostgresRequestStore:
                         self._take_over(conn, run, at)
             except psycopg.Error as exc:
                 raise self._db_error(exc, f"take the lease of court {run.court!r}") from None
-        self._lease_court = run.court
+        self._lease_courts.append(run.court)
         logger.debug("lease of court %s taken (holder %s)", run.court, holder)
-        self._start_heartbeat()
+        if self._heartbeat_thread is None:
+            self._start_heartbeat()
 
     def _take_over(self, conn: psycopg.Connection[Any], run: RunInfo, at: str) -> None:
         """The lease row exists: refuse a live holder, take over an expired (or own) one."""
@@ -627,29 +627,31 @@ class PostgresRequestStore:
         )
 
     def heartbeat(self) -> None:
-        """Renew the lease for another ``lease_ttl`` seconds from now (server time).
+        """Renew the leases of every court this store holds for another ``lease_ttl`` seconds
+        from now (server time), in one statement.
 
-        Raises :class:`LeaseLost` when the lease is no longer this store's (it expired and
+        Raises :class:`LeaseLost` when a lease is no longer this store's (it expired and
         another crawl took the court over): the store then refuses every transition.
         """
-        court = self._lease_court
-        if court is None:
+        courts = list(self._lease_courts)
+        if not courts:
             return
         with self._lease_lock:
             try:
-                n = (
-                    self._lease()
-                    .execute(
+                renewed = {
+                    str(r[0])
+                    for r in self._lease().execute(
                         "UPDATE court_leases SET heartbeat_at = now(), "
                         "expires_at = now() + make_interval(secs => %s) "
-                        "WHERE court = %s AND holder = %s",
-                        (self._lease_ttl, court, self._token),
+                        "WHERE court = ANY(%s) AND holder = %s RETURNING court",
+                        (self._lease_ttl, courts, self._token),
                     )
-                    .rowcount
-                )
+                }
             except psycopg.Error as exc:
-                raise self._db_error(exc, f"renew the lease of court {court!r}") from None
-        if n != 1:
+                raise self._db_error(exc, f"renew the leases of {', '.join(courts)}") from None
+        lost = [c for c in courts if c not in renewed and c in self._lease_courts]
+        if lost:
+            court = ", ".join(lost)
             self._failed = f"the lease of court {court!r} was lost (taken over after it expired)"
             raise LeaseLost(
                 f"{self._failed}: another crawl now holds the court; this one records nothing "
@@ -677,8 +679,27 @@ class PostgresRequestStore:
                     if self._lease_conn is not None:
                         self._lease_conn.close()
 
-    def release_crawl_lock(self) -> None:
-        court, self._lease_court = self._lease_court, None
+    def release_crawl_lock(self, court: str | None = None) -> None:
+        if court is not None and court not in self._lease_courts:
+            return
+        if court is not None and len(self._lease_courts) > 1:
+            # one court of several: its lease row goes, the heartbeat goes on for the others
+            self._lease_courts.remove(court)
+            with self._lease_lock:
+                try:
+                    self._lease().execute(
+                        "DELETE FROM court_leases WHERE court = %s AND holder = %s",
+                        (court, self._token),
+                    )
+                except psycopg.Error as exc:  # it expires on its own
+                    logger.warning(
+                        "could not give up the lease of court %s (%s); it expires in %.0f s",
+                        court,
+                        self._hide(str(exc).strip()),
+                        self._lease_ttl,
+                    )
+            return
+        courts, self._lease_courts = list(self._lease_courts), []
         self._heartbeat_stop.set()
         thread, self._heartbeat_thread = self._heartbeat_thread, None
         if thread is not None and thread is not threading.current_thread():
@@ -688,15 +709,15 @@ class PostgresRequestStore:
             if conn is None:
                 return
             try:
-                if court is not None and not conn.closed:
+                if courts and not conn.closed:
                     conn.execute(
-                        "DELETE FROM court_leases WHERE court = %s AND holder = %s",
-                        (court, self._token),
+                        "DELETE FROM court_leases WHERE court = ANY(%s) AND holder = %s",
+                        (courts, self._token),
                     )
             except psycopg.Error as exc:  # it expires on its own
                 logger.warning(
                     "could not give up the lease of court %s (%s); it expires in %.0f s",
-                    court,
+                    ", ".join(courts),
                     self._hide(str(exc).strip()),
                     self._lease_ttl,
                 )
@@ -734,7 +755,7 @@ class PostgresRequestStore:
                 "run_start",
                 f"court {run.court} pid {run.pid} host {run.host} job {run.job or '-'}",
             )
-        if self._lease_court == run.court:
+        if run.court in self._lease_courts:
             with self._lease_lock, contextlib.suppress(psycopg.Error):
                 self._lease().execute(
                     "UPDATE court_leases SET run_id = %s WHERE court = %s AND holder = %s",

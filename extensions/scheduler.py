@@ -134,6 +134,9 @@ class HarvestScheduler(BaseScheduler):
         crawler: Crawler | None = None,
         items_path: Path | None = None,
     ) -> None:
+        #: False in a lane of a multi-court crawl: the store is the crawl's, shared by lanes
+        self._owns_store = True
+        #: False in a lane: the multi-court scheduler receives the item signals and routes them
         self.config = config
         #: the item store the crawl writes to: cross-checked on open (None: no check)
         self.items_path = items_path
@@ -142,6 +145,7 @@ class HarvestScheduler(BaseScheduler):
         self.crawler = crawler
         self._store: RequestStore | None = None
         self.spider: Spider | None = None
+        self._signals = True
         self.court = ""
         self.run_id = 0
         self._inflight: dict[int, _Flight] = {}
@@ -167,6 +171,11 @@ class HarvestScheduler(BaseScheduler):
             # scrapy shell / fetch / view run Scrapy's DefaultSpider: they never touch the
             # harvest state (no court "default", no run, no lock); Scrapy's scheduler serves them
             return Scheduler.from_crawler(crawler)  # type: ignore[return-value]
+        if cls is HarvestScheduler and getattr(crawler.spider, "courts", None):
+            # several courts in one crawl (-a courts=...): one lane a court (docs/multi-court.md)
+            from .multi import MultiCourtScheduler
+
+            return MultiCourtScheduler.from_crawler(crawler)  # type: ignore[return-value]
         config = SchedulerConfig.from_settings(crawler.settings)
         items = None
         if _stores_parts(crawler.settings):
@@ -188,9 +197,31 @@ class HarvestScheduler(BaseScheduler):
     # --- engine contract ------------------------------------------------------------------------
 
     def open(self, spider: Spider) -> None:
+        self.open_court(
+            spider, court_of(spider), urlsplit(str(getattr(spider, "base_url", ""))).hostname
+        )
+
+    def open_court(
+        self,
+        spider: Spider,
+        court: str,
+        slot: str | None,
+        *,
+        store: RequestStore | None = None,
+    ) -> None:
+        """Open the crawl of ``court``: its lock, run, generation and open cases.
+
+        ``slot``: the court's download slot (its ``DOWNLOAD_SLOTS`` key, for the case cap).
+        ``store``: a store shared by the lanes of a multi-court crawl (not closed here; only
+        the court's lock is released at :meth:`close`); ``None``: open the configured one.
+        """
         self.spider = spider
-        self.court = court_of(spider)
-        store = self.config.open_store(defer_commit=self._commit_at_end_of_turn)
+        self.court = court
+        if store is None:
+            store = self.config.open_store(defer_commit=self._commit_at_end_of_turn)
+        else:
+            self._owns_store = False
+            self._signals = False
         job = getattr(spider, "_job", None)
         run = RunInfo(
             court=self.court,
@@ -225,12 +256,15 @@ class HarvestScheduler(BaseScheduler):
                 if not store.close_group_if_done(self.court, g)
             ]
         except BaseException:
-            store.close()
+            if self._owns_store:
+                store.close()
+            else:
+                store.release_crawl_lock(self.court)
             raise
         self._store = store
         self.generation = generation
         self._open = dict.fromkeys(opened)
-        self._cap = self.config.case_cap(urlsplit(str(getattr(spider, "base_url", ""))).hostname)
+        self._cap = self.config.case_cap(slot)
         if opened:
             logger.info(
                 "%d cases started before are finished first (case cap %s)",
@@ -271,7 +305,7 @@ class HarvestScheduler(BaseScheduler):
         if callable(hook):
             # the spider plans its walk from the generation and the rows (harvest/refresh)
             hook(generation, store)
-        if self.crawler is not None:
+        if self.crawler is not None and self._signals:
             self.crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
             self.crawler.signals.connect(self._item_dropped, signal=signals.item_dropped)
             self.crawler.signals.connect(self._item_error, signal=signals.item_error)
@@ -352,7 +386,14 @@ class HarvestScheduler(BaseScheduler):
             # a failed commit (full disk): the next run takes over exactly as after a kill
             logger.error("run %d not closed in the request state: %s", self.run_id, exc)
         finally:
-            store.close()
+            if self._owns_store:
+                store.close()
+            else:
+                try:  # the court's last transitions are durable before another crawl may take it
+                    store.commit()
+                except StateError as exc:
+                    logger.error("run %d: last changes not committed: %s", self.run_id, exc)
+                store.release_crawl_lock(self.court)
             self._inflight.clear()
             self._busy.clear()
             self._held.clear()
@@ -567,6 +608,10 @@ class HarvestScheduler(BaseScheduler):
         return done
 
     # --- outcomes (called by the middlewares of extensions.outcome) -----------------------------
+
+    def run_id_of(self, request: Request) -> int:
+        """The run that records ``request``'s exchanges (one run a court)."""
+        return self.run_id
 
     def note_response(self, request: Request, status: int) -> None:
         """Remember the final HTTP status of a row in flight (stored with its outcome)."""

@@ -371,7 +371,7 @@ class SqliteRequestStore:
         self._dir = path.parent
         self._readonly = readonly
         self._defer_commit = defer_commit
-        self._lock: HolderLock | None = None
+        self._locks: dict[str, HolderLock] = {}  # court -> its crawl lock, held by this store
         self._closed = False
         self._checkpointer: _Checkpointer | None = None
         self._failed: str | None = None  # why transitions are refused (a failed group commit)
@@ -547,17 +547,23 @@ class SqliteRequestStore:
         return self._dir / f"crawl-{_SAFE_NAME.sub('_', court)}.lock"
 
     def acquire_crawl_lock(self, run: RunInfo) -> None:
+        if run.court in self._locks:
+            raise StateError(
+                f"this store already holds the crawl lock of court {run.court!r}; release it first"
+            )
         lock = HolderLock(self._lock_path(run.court))
         try:
             lock.acquire(_holder(run, None))
         except LockHeld as exc:
             raise CrawlLocked(run.court, exc.holder, str(exc.path)) from None
-        self._lock = lock
+        self._locks[run.court] = lock
 
-    def release_crawl_lock(self) -> None:
-        if self._lock is not None:
-            lock, self._lock = self._lock, None
-            lock.release()
+    def release_crawl_lock(self, court: str | None = None) -> None:
+        courts = list(self._locks) if court is None else [court]
+        for name in courts:
+            lock = self._locks.pop(name, None)
+            if lock is not None:
+                lock.release()
 
     def start_run(self, run: RunInfo) -> tuple[int, list[int]]:
         at = utc_now()
@@ -589,8 +595,9 @@ class SqliteRequestStore:
                 "run_start",
                 f"court {run.court} pid {run.pid} host {run.host} job {run.job or '-'}",
             )
-        if self._lock is not None:
-            self._lock.update(_holder(run, run_id))
+        lock = self._locks.get(run.court)
+        if lock is not None:
+            lock.update(_holder(run, run_id))
         return run_id, dead
 
     def end_run(self, run_id: int, reason: str) -> None:

@@ -297,10 +297,13 @@ class RequestStore(Protocol):
     def acquire_crawl_lock(self, run: RunInfo) -> None:
         """Take the per-court crawl lock or raise :class:`CrawlLocked` naming the holder.
 
-        The lock dies with its holder (a dead crawl never blocks the next one).
+        The lock dies with its holder (a dead crawl never blocks the next one). One store may
+        hold the locks of several courts (a multi-court crawl, docs/multi-court.md); taking a
+        court's lock twice is a :class:`StateError`.
         """
 
-    def release_crawl_lock(self) -> None: ...
+    def release_crawl_lock(self, court: str | None = None) -> None:
+        """Give up the crawl lock of ``court`` (``None``: of every court this store holds)."""
 
     def start_run(self, run: RunInfo) -> tuple[int, list[int]]:
         """Record a run; close the court's runs left open by dead holders (close reason

@@ -86,6 +86,6 @@ class UrlLogMiddleware:
             queue_ms=total - network if latency is not None else None,
         )
         try:
-            scheduler.store.log_exchange(scheduler.run_id, exchange)
+            scheduler.store.log_exchange(scheduler.run_id_of(request), exchange)
         except StateError as exc:  # after a failed commit nothing more is recorded: closing
             logger.debug("url_log row not written: %s", exc)

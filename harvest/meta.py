@@ -31,6 +31,9 @@ META_PARSE_CONTEXT = "harvest_parse_context"
 META_REFRESH_GENERATION = "harvest_generation"
 #: The state row id of a dispatched request; a retry or redirect copy keeps it (same row).
 META_RID = "harvest_rid"
+#: The court a request belongs to in a multi-court crawl (docs/multi-court.md): routes it to
+#: the court's scheduler lane; ``download_slot`` carries the same id (one politeness slot a court)
+META_COURT = "harvest_court"
 #: The row id of the request whose callback yielded this one (set while it is enqueued).
 META_PARENT = "harvest_parent"
 #: Set by the spider on ``response.meta``: the parse warnings of the page, as

@@ -42,6 +42,7 @@ from scrapy.http.cookies import CookieJar
 
 from harvest.meta import (
     META_COOKIEJAR,
+    META_COURT,
     META_FORCE_WARM,
     META_FULL_PAGE,
     META_GROUP,
@@ -269,7 +270,13 @@ class SippSessionMiddleware(CookiesMiddleware):
             return
         warmup = Request(
             url,
-            meta={META_COOKIEJAR: jar_key, META_IS_WARMUP: True, META_FULL_PAGE: True},
+            meta={
+                META_COOKIEJAR: jar_key,
+                META_IS_WARMUP: True,
+                META_FULL_PAGE: True,
+                # a multi-court crawl: the court's politeness slot and guard (docs/multi-court.md)
+                **{k: request.meta[k] for k in (META_COURT, "download_slot") if k in request.meta},
+            },
             dont_filter=True,
             priority=request.priority,
         )

@@ -23,6 +23,8 @@ ARGUMENT_NAMES = (
     "tabs",
     "refresh",
 )
+#: The ``-a`` names of a multi-court crawl (docs/multi-court.md), read by the spider itself.
+MULTI_ARGUMENTS = ("courts", "max_courts")
 #: ``-a refresh=``: ``none`` (default: finish pending work, resume an unfinished refresh, do
 #: nothing new on a finished court), ``due`` and ``all`` (docs/refresh.md).
 REFRESH_POLICIES = ("none", "due", "all")
@@ -89,7 +91,11 @@ class SippArgs:
 
         Names starting with ``_`` are the runner's own (scrapyd's ``_job``) and are skipped.
         """
-        unknown = sorted(k for k in given if k not in ARGUMENT_NAMES and not k.startswith("_"))
+        unknown = sorted(
+            k
+            for k in given
+            if k not in ARGUMENT_NAMES and k not in MULTI_ARGUMENTS and not k.startswith("_")
+        )
         if unknown:
             raise SpiderArgumentError("; ".join(_unknown_name(name) for name in unknown))
         values = {
@@ -97,13 +103,23 @@ class SippArgs:
         }
         return cls.parse(**values)  # type: ignore[arg-type]
 
+    @staticmethod
+    def positive(name: str, value: object) -> int | None:
+        """``-a <name>``: a whole number >= 1, or None when not given."""
+        return _positive_int(name, None if value is None else str(value))
+
+    @staticmethod
+    def tab_set(value: str | None) -> frozenset[str] | None:
+        """``-a tabs`` (or a court list's ``tabs`` column) as a set of slugs."""
+        return _tab_set(value)
+
     def wants_tab(self, slug: str) -> bool:
         return self.tabs is None or slug in self.tabs
 
 
 def _unknown_name(name: str) -> str:
     close = difflib.get_close_matches(name, ARGUMENT_NAMES, n=1, cutoff=0.6)
-    names = ", ".join(ARGUMENT_NAMES)
+    names = ", ".join(ARGUMENT_NAMES + MULTI_ARGUMENTS)
     if close:
         return f"unknown spider argument -a {name}: did you mean -a {close[0]}=...? ({names})"
     return f"unknown spider argument -a {name}: the sipp spider takes {names}"

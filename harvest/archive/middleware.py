@@ -99,6 +99,7 @@ class ArchiveMiddleware:
         self._batcher: _Batcher | None = None
         self.pages = 0
         self.bytes = 0
+        self.off = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -124,6 +125,13 @@ class ArchiveMiddleware:
     def spider_opened(self) -> None:
         spider = self.crawler.spider
         self.court = str(getattr(spider, "court_id", None) or getattr(spider, "name", "spider"))
+        if getattr(spider, "courts", None):
+            # one writer a court is not built yet: a multi-court crawl archives nothing
+            self.off = True
+            logger.warning(
+                "HARVEST_ARCHIVE: a multi-court crawl (-a courts=...) does not archive pages "
+                "yet; crawl a court alone (-a base_url=...) to archive it"
+            )
 
     def _software(self) -> str:
         return f"harvest ({self.crawler.settings.get('BOT_NAME', 'harvest')})"
@@ -176,7 +184,7 @@ class ArchiveMiddleware:
         self, request: Request, response: Response
     ) -> Response:
         meta = request.meta
-        if meta.get(META_BROWSER_PASS):
+        if meta.get(META_BROWSER_PASS) or self.off:
             return response
         key = meta.get(META_KEY)
         warmup = bool(meta.get(META_IS_WARMUP))

@@ -8,6 +8,7 @@ recorded through :mod:`harvest.parse_report`), page validation in
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Iterator
@@ -25,6 +26,7 @@ from harvest.items import CasePart, RowProblem
 from harvest.meta import (
     META_CASE,
     META_COOKIEJAR,
+    META_COURT,
     META_EXPECT,
     META_FULL_PAGE,
     META_GROUP,
@@ -40,7 +42,7 @@ from harvest.parts import build_case_part, build_tab_part, case_context, tab_con
 from harvest.refresh.planner import STAT as REFRESH_STAT
 from harvest.refresh.planner import RefreshConfig, RefreshPlanner
 from harvest.sipp import ListRow, parse_list_page
-from harvest.spider_args import ALL_CASES, SippArgs
+from harvest.spider_args import ALL_CASES, MULTI_ARGUMENTS, SippArgs, SpiderArgumentError
 from harvest.validation import raise_for_page_error
 from harvest.workspace import ITEMS_DB, resolve_workspace
 from pipelines.store import ItemStore, ItemStoreError
@@ -74,25 +76,132 @@ class BadListing(CloseSpider):
         return self.message
 
 
+#: ``spider.court_id`` of a multi-court crawl (its courts: ``spider.courts``).
+MULTI_COURT_ID = "multi"
+
+
+@dataclasses.dataclass
+class CourtCrawl:
+    """One court of the crawl: its arguments, generation and refresh planner."""
+
+    args: SippArgs
+    #: the court's generation this crawl works in, set by the scheduler (on_generation)
+    generation: Generation | None = None
+    #: the refresh walk's planner: only in a refresh generation (number > 0)
+    planner: RefreshPlanner | None = None
+
+    @property
+    def court_id(self) -> str:
+        return self.args.court_id
+
+    @property
+    def base_url(self) -> str:
+        return self.args.base_url
+
+
 class SippSpider(Spider):
-    """``scrapy crawl sipp -a base_url=<court SIPP root>`` (see README for every argument)."""
+    """``scrapy crawl sipp -a base_url=<court SIPP root>`` (see README for every argument), or
+    ``-a courts=FILE|registered`` for many courts in one crawl (docs/multi-court.md)."""
 
     name = "sipp"
 
     def __init__(self, **kwargs: Any) -> None:
         # Every -a argument is checked before any request: an unknown name (a typo such as
         # max_case) or value stops the crawl (exit 1) with the closest valid name or the values.
-        self.args = SippArgs.from_arguments(kwargs)
+        given = {k: v for k, v in kwargs.items() if k not in MULTI_ARGUMENTS}
+        source = kwargs.get("courts")
+        #: the courts of a multi-court crawl by id (empty: one court, ``-a base_url``)
+        self.courts: dict[str, CourtCrawl] = {}
+        #: ``-a max_courts``: a worker's limit of courts open at once (None: every court)
+        self.max_courts: int | None = None
+        if source is None and kwargs.get("max_courts") is not None:
+            raise SpiderArgumentError("-a max_courts needs -a courts=FILE or -a courts=registered")
+        if source is not None:
+            self.courts_source = str(source).strip()
+            if given.get("base_url") or given.get("court_id"):
+                raise SpiderArgumentError(
+                    "-a courts=... and -a base_url/court_id both name the courts: give one "
+                    "(a court list, or a single court)"
+                )
+            self.max_courts = SippArgs.positive("max_courts", kwargs.get("max_courts"))
+            # the shared arguments, checked with a placeholder court
+            self.args = SippArgs.from_arguments({**given, "base_url": "http://courts.invalid/"})
+            self.courts = self._read_courts(self.courts_source)
+        else:
+            self.args = SippArgs.from_arguments(given)
         super().__init__(**{k: v for k, v in kwargs.items() if k.startswith("_")})
-        self.court_id = self.args.court_id
-        self.base_url = self.args.base_url
+        self._single = CourtCrawl(self.args)
+        self.court_id = self.args.court_id if not self.courts else MULTI_COURT_ID
+        self.base_url = self.args.base_url if not self.courts else ""
         #: read by the scheduler when it opens the court's generation (docs/refresh.md)
         self.refresh_policy = self.args.refresh
-        #: the court's generation this crawl works in, set by the scheduler (on_generation)
-        self.generation: Generation | None = None
-        #: the refresh walk's planner: only in a refresh generation (number > 0)
-        self.planner: RefreshPlanner | None = None
         self._refresh_config: RefreshConfig | None = None
+
+    def _read_courts(self, source: str) -> dict[str, CourtCrawl]:
+        from harvest.courts import read_courts
+
+        if source.lower() == "registered":
+            entries = self._registered_courts()
+        else:
+            entries = read_courts(source)
+        if not entries:
+            raise SpiderArgumentError(
+                f"-a courts={source}: no court to crawl; register courts with "
+                "scrapy courts add FILE (docs/multi-court.md)"
+            )
+        shared = self.args
+        out: dict[str, CourtCrawl] = {}
+        for entry in entries:
+            args = dataclasses.replace(
+                shared,
+                base_url=entry.base_url,
+                court_id=entry.court_id,
+                listing=(entry.listing or shared.listing).strip() or ALL_CASES,
+                tabs=SippArgs.tab_set(entry.tabs) if entry.tabs else shared.tabs,
+            )
+            out[entry.court_id] = CourtCrawl(args)
+        return out
+
+    def _registered_courts(self) -> list[Any]:
+        raise SpiderArgumentError(
+            "-a courts=registered is not available yet: give a court list, -a courts=FILE"
+        )
+
+    # --- the courts ------------------------------------------------------------------------
+
+    def court_of(self, meta: Any) -> CourtCrawl:
+        """The court a request or response belongs to (``meta["harvest_court"]``)."""
+        if self.courts:
+            court = meta.get(META_COURT)
+            if court in self.courts:
+                return self.courts[court]
+            raise KeyError(f"request names no court of this crawl (meta {META_COURT}={court!r})")
+        return self._single
+
+    def base_url_of(self, meta: Any) -> str | None:
+        """The court's SIPP root for a request's meta (``extensions.guard``); None: unknown."""
+        try:
+            return self.court_of(meta).base_url
+        except KeyError:
+            return None
+
+    @property
+    def generation(self) -> Generation | None:
+        """The generation of the (single) court."""
+        return self._single.generation
+
+    @generation.setter
+    def generation(self, value: Generation | None) -> None:
+        self._single.generation = value
+
+    @property
+    def planner(self) -> RefreshPlanner | None:
+        """The refresh planner of the (single) court."""
+        return self._single.planner
+
+    @planner.setter
+    def planner(self, value: RefreshPlanner | None) -> None:
+        self._single.planner = value
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -119,7 +228,8 @@ class SippSpider(Spider):
     def on_generation(self, generation: Generation, store: RequestStore) -> None:
         """Called by the scheduler once it knows the court's generation: a refresh generation
         (number > 0, policy due or all) plans its walk from the stored rows and items."""
-        self.generation = generation
+        court = self.courts.get(generation.court, self._single)
+        court.generation = generation
         if generation.number == 0 or generation.policy not in ("due", "all"):
             return
         items = resolve_workspace(self.settings.get("HARVEST_WORKSPACE")) / ITEMS_DB
@@ -128,46 +238,57 @@ class SippSpider(Spider):
             if not items.is_file():
                 return
             with ItemStore.open(items, readonly=True) as stored:
-                yield from stored.iter_documents(complete_only=False, court=self.court_id)
+                yield from stored.iter_documents(complete_only=False, court=court.court_id)
 
         try:
-            self.planner = RefreshPlanner.load(
-                court=self.court_id,
+            court.planner = RefreshPlanner.load(
+                court=court.court_id,
                 generation=generation,
-                generations=store.generations(self.court_id),
-                case_rows=store.row_states(self.court_id, "case"),
+                generations=store.generations(court.court_id),
+                case_rows=store.row_states(court.court_id, "case"),
                 documents=documents,
                 config=self.refresh_config,
             )
         except ItemStoreError as exc:
             # one line and exit 1, like every store that cannot be used at the start
-            raise StateError(f"cannot plan the refresh of {self.court_id}: {exc}") from exc
+            raise StateError(f"cannot plan the refresh of {court.court_id}: {exc}") from exc
 
     async def start(self) -> AsyncIterator[Request]:
-        if self.args.listing == ALL_CASES:
-            yield self._list_request(self.base_url + "list_perkara", page=1, template=None)
+        if self.courts:
+            # a multi-court crawl: the scheduler asks for a court's first requests when it
+            # opens the court (start_court), so a worker starts only the courts it claims
+            return
+        for request in self.start_court(self.court_id):
+            yield request
+
+    def start_court(self, court_id: str) -> Iterator[Request]:
+        """The first requests of one court: its first list page, or its menu."""
+        court = self.courts[court_id] if self.courts else self._single
+        if court.args.listing == ALL_CASES:
+            yield self._list_request(court, court.base_url + "list_perkara", page=1, template=None)
         else:
             # The listing is a menu entry: read the menu from the court's root page first.
             yield Request(
-                self.base_url,
+                court.base_url,
                 callback=self.parse_menu,
                 priority=PRIORITY_LIST,
-                meta=self._list_meta(page=0),
+                meta=self._list_meta(court, page=0),
             )
 
     # --- routing ------------------------------------------------------------------------------
 
     def parse_menu(self, response: Response) -> Iterator[Request]:
         raise_for_page_error(response)
+        court = self.court_of(response.meta)
         page = parsed(self, response, lambda: parse_list_page(response.text, response.url))
-        wanted = self.args.listing.casefold()
+        wanted = court.args.listing.casefold()
         for entry in page.menu:
             if entry.label.strip().casefold() == wanted:
-                yield self._list_request(entry.url, page=1, template=None)
+                yield self._list_request(court, entry.url, page=1, template=None)
                 return
         labels = ", ".join(sorted({e.label for e in page.menu})) or "(no menu found)"
         message = (
-            f"-a listing={self.args.listing!r} is not in the court's menu; "
+            f"-a listing={court.args.listing!r} is not in the menu of {court.court_id}; "
             f"choose one of: all, {labels}"
         )
         logger.error("%s", message)
@@ -175,6 +296,7 @@ class SippSpider(Spider):
 
     def parse_list(self, response: Response) -> Iterator[Request | RowProblem]:
         raise_for_page_error(response)
+        court = self.court_of(response.meta)
         page = parsed(self, response, lambda: parse_list_page(response.text, response.url))
         number: int = response.meta["sipp_page"]
         for bad in page.row_errors:  # one bad row never fails the page
@@ -198,23 +320,23 @@ class SippSpider(Spider):
                 continue
             seen[key] = (positions[offset], row.nomor_perkara)
             index = (number - 1) * PAGE_SIZE + offset
-            if self.args.max_cases is not None and index >= self.args.max_cases:
+            if court.args.max_cases is not None and index >= court.args.max_cases:
                 stop = True
                 break
             if row.registered is not None:
-                if self.args.until is not None and row.registered > self.args.until:
+                if court.args.until is not None and row.registered > court.args.until:
                     continue
-                if self.args.since is not None and row.registered < self.args.since:
+                if court.args.since is not None and row.registered < court.args.since:
                     stop = True  # newest first: everything after this is older
                     break
-            if self.planner is not None and self.planner.decide(key, row.data) is None:
+            if court.planner is not None and court.planner.decide(key, row.data) is None:
                 continue
-            yield self._case_request(row)
-        if self.planner is not None and not self._refresh_page_done():
+            yield self._case_request(court, row)
+        if court.planner is not None and not self._refresh_page_done(court):
             logger.info(
                 "refresh walk of %s stops after list page %d: every row known and unchanged, "
                 "no due case left to meet",
-                self.court_id,
+                court.court_id,
                 number,
             )
             stop = True
@@ -230,75 +352,96 @@ class SippSpider(Spider):
             )
             return
         yield self._list_request(
-            template.format(page=number + 1), page=number + 1, template=template
+            court, template.format(page=number + 1), page=number + 1, template=template
         )
 
     def parse_case(self, response: Response) -> Iterator[CasePart | Request]:
         raise_for_page_error(response)
+        court = self.court_of(response.meta)
         context = response.meta[META_PARSE_CONTEXT]
         part, detail = parsed(
             self,
             response,
             lambda: build_case_part(
-                self.court_id, context, response.text, response.url, utc_now()
+                court.court_id, context, response.text, response.url, utc_now()
             ),
         )
         yield part
         raw_number: str = context["case_raw"]
         for tab in detail.tabs:
-            if tab.available and self.args.wants_tab(tab.slug):
+            if tab.available and court.args.wants_tab(tab.slug):
                 yield self._tab_request(
-                    raw_number, tab.slug, tab.url, labels_missing=detail.party_labels_missing
+                    court,
+                    raw_number,
+                    tab.slug,
+                    tab.url,
+                    labels_missing=detail.party_labels_missing,
                 )
 
     def parse_tab(self, response: Response) -> Iterator[CasePart]:
         raise_for_page_error(response)
+        court = self.court_of(response.meta)
         context = response.meta[META_PARSE_CONTEXT]
         yield parsed(
             self,
             response,
-            lambda: build_tab_part(self.court_id, context, response.text, response.url, utc_now()),
+            lambda: build_tab_part(
+                court.court_id, context, response.text, response.url, utc_now()
+            ),
         )
 
-    def _refresh_page_done(self) -> bool:
+    def _refresh_page_done(self, court: CourtCrawl) -> bool:
         """A list page of a refresh walk is decided: whether to walk on; the planner's counts
-        of this run become the stats ``harvest/refresh/<name>``."""
-        assert self.planner is not None
-        walk_on = self.planner.end_page()
+        of this run become the stats ``harvest/refresh/<name>`` (summed over the courts)."""
+        planner = court.planner
+        assert planner is not None
+        walk_on = planner.end_page()
         if not walk_on:
-            self.planner.counts["stopped"] = self.planner.counts.get("stopped", 0) + 1
+            planner.counts["stopped"] = planner.counts.get("stopped", 0) + 1
         stats = self.crawler.stats if getattr(self, "crawler", None) is not None else None
         if stats is not None:
-            for name, count in self.planner.counts.items():
+            planners = [c.planner for c in self.courts.values()] if self.courts else [planner]
+            totals: dict[str, int] = {}
+            for each in planners:
+                for name, count in (each.counts if each is not None else {}).items():
+                    totals[name] = totals.get(name, 0) + count
+            for name, count in totals.items():
                 stats.set_value(REFRESH_STAT + name, count)
         return walk_on
 
     # --- requests -----------------------------------------------------------------------------
 
-    def _generation_meta(self) -> dict[str, Any]:
-        if self.generation is None:
-            return {}
-        return {META_REFRESH_GENERATION: self.generation.number}
+    def _generation_meta(self, court: CourtCrawl) -> dict[str, Any]:
+        meta: dict[str, Any] = {}
+        if self.courts:
+            # routes the request to its court's scheduler lane and politeness slot
+            meta[META_COURT] = court.court_id
+            meta["download_slot"] = court.court_id
+        if court.generation is not None:
+            meta[META_REFRESH_GENERATION] = court.generation.number
+        return meta
 
-    def _list_meta(self, page: int) -> dict[str, Any]:
+    def _list_meta(self, court: CourtCrawl, page: int) -> dict[str, Any]:
         return {
-            META_KEY: identity.list_key(self.court_id, self.args.listing, page),
-            META_COOKIEJAR: f"{self.court_id}|list",
+            META_KEY: identity.list_key(court.court_id, court.args.listing, page),
+            META_COOKIEJAR: f"{court.court_id}|list",
             META_EXPECT: "list",
             META_FULL_PAGE: True,
             "sipp_page": page,
-            **self._generation_meta(),
+            **self._generation_meta(court),
         }
 
-    def _list_request(self, url: str, *, page: int, template: str | None) -> Request:
-        meta = self._list_meta(page)
+    def _list_request(
+        self, court: CourtCrawl, url: str, *, page: int, template: str | None
+    ) -> Request:
+        meta = self._list_meta(court, page)
         if template is not None:
             meta["sipp_template"] = template
         return Request(url, callback=self.parse_list, priority=PRIORITY_LIST, meta=meta)
 
-    def _case_request(self, row: ListRow) -> Request:
+    def _case_request(self, court: CourtCrawl, row: ListRow) -> Request:
         number = identity.normalise_case_number(row.nomor_perkara)
-        group = identity.case_group(self.court_id, number)
+        group = identity.case_group(court.court_id, number)
         return Request(
             row.detail_url,
             callback=self.parse_case,
@@ -306,36 +449,36 @@ class SippSpider(Spider):
             # show_* redirects to one fixed URL for every case: never filter by URL.
             dont_filter=True,
             meta={
-                META_KEY: identity.case_key(self.court_id, number),
+                META_KEY: identity.case_key(court.court_id, number),
                 META_GROUP: group,
                 META_COOKIEJAR: group,
                 META_EXPECT: "detail",
                 META_CASE: number,
                 META_FULL_PAGE: True,
                 META_PARSE_CONTEXT: case_context(row),
-                **self._generation_meta(),
+                **self._generation_meta(court),
             },
         )
 
     def _tab_request(
-        self, raw_number: str, slug: str, url: str, *, labels_missing: bool
+        self, court: CourtCrawl, raw_number: str, slug: str, url: str, *, labels_missing: bool
     ) -> Request:
         number = identity.normalise_case_number(raw_number)
-        group = identity.case_group(self.court_id, number)
+        group = identity.case_group(court.court_id, number)
         return Request(
             url,
             callback=self.parse_tab,
             priority=PRIORITY_TAB,
             dont_filter=True,
             meta={
-                META_KEY: identity.tab_key(self.court_id, number, slug),
+                META_KEY: identity.tab_key(court.court_id, number, slug),
                 META_GROUP: group,
                 META_COOKIEJAR: group,
                 META_EXPECT: "tab",
                 META_NEEDS_WARM: True,
-                META_WARMUP_URL: self.base_url,
+                META_WARMUP_URL: court.base_url,
                 META_LABELS_MISSING: labels_missing,
                 META_PARSE_CONTEXT: tab_context(raw_number, slug),
-                **self._generation_meta(),
+                **self._generation_meta(court),
             },
         )

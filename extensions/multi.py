@@ -1,0 +1,275 @@
+"""Many courts in one crawl: one scheduler *lane* a court, dispatched round-robin.
+
+:class:`extensions.scheduler.HarvestScheduler` returns a :class:`MultiCourtScheduler` when the
+spider names several courts (``spider.courts``, ``-a courts=FILE`` or ``-a courts=registered``;
+docs/multi-court.md). Each court gets a lane: a :class:`HarvestScheduler` of its own with its
+crawl lock (SQLite lock file, PostgreSQL lease), run, generation, open cases and case cap, over
+one store shared by the lanes (one connection, one group commit a reactor turn).
+
+* Dispatch: :meth:`next_request` asks the lanes in turn, starting after the lane that sent the
+  last request, so a court whose case cap is reached (or that has nothing pending) never holds
+  back another. Politeness is per court in the downloader: every request of a court carries
+  ``download_slot = <court id>`` (the spider sets it), so each court has its own delay and
+  concurrency (``DOWNLOAD_SLOTS`` keyed by court id) even when several courts share a host.
+* Routing: a new request goes to the lane of its court (``meta["harvest_court"]``, else the
+  court of its key ``<kind>|<court>|...``); a retry, redirect or outcome to the lane that
+  dispatched its row (``meta["harvest_rid"]``).
+* Workers (``-a max_courts=K``): at most K lanes are open at once; a lane whose court has
+  nothing pending or in flight is closed (its run ended, its lock or lease given up) and the
+  next court is claimed: a court locked by a live crawl elsewhere is skipped (tried again
+  later), an expired lease is taken over (:mod:`extensions.pg_store`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from harvest.meta import META_COURT, META_KEY, META_PARENT, META_RID
+
+from .scheduler import HarvestScheduler
+from .store import CrawlLocked, kind_and_court
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy import Request, Spider
+    from scrapy.http import Response
+
+__all__ = ["MultiCourtScheduler", "court_of_request"]
+
+logger = logging.getLogger(__name__)
+
+#: Seconds between two attempts to claim a court another live crawl holds (workers).
+RECLAIM_INTERVAL = 2.0
+
+
+def court_of_request(request: Request) -> str | None:
+    """The court a request belongs to: ``meta["harvest_court"]``, else its key's court."""
+    court = request.meta.get(META_COURT)
+    if isinstance(court, str) and court:
+        return court
+    key = request.meta.get(META_KEY)
+    parsed = kind_and_court(key) if isinstance(key, str) else None
+    return parsed[1] if parsed is not None else None
+
+
+class MultiCourtScheduler(HarvestScheduler):
+    """The scheduler of a multi-court crawl (see the module docstring)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lanes: dict[str, HarvestScheduler] = {}
+        self._turn = 0  # index in the lanes of the next lane to ask first
+        self._owner: dict[int, HarvestScheduler] = {}  # row id in flight -> its lane
+        self._waiting: list[str] = []  # courts not claimed yet (workers), in order
+        self._max: int | None = None
+        self._next_claim = 0.0
+        self.finished: list[str] = []  # courts whose lane closed with nothing left
+
+    # --- opening and closing --------------------------------------------------------------------
+
+    def open(self, spider: Spider) -> None:
+        self.spider = spider
+        courts: dict[str, Any] = dict(getattr(spider, "courts", {}) or {})
+        max_courts = getattr(spider, "max_courts", None)
+        self._max = int(max_courts) if max_courts else None
+        self.court = ",".join(courts)
+        store = self.config.open_store(defer_commit=self._commit_at_end_of_turn)
+        self._store = store
+        self._waiting = list(courts)
+        try:
+            self._claim(strict=self._max is None)
+        except BaseException:
+            for lane in self.lanes.values():
+                lane.close("shutdown")
+            self.lanes.clear()
+            self._store = None
+            store.close()
+            raise
+        if self.crawler is not None:
+            from scrapy import signals
+
+            self.crawler.signals.connect(self._item_scraped, signal=signals.item_scraped)
+            self.crawler.signals.connect(self._item_dropped, signal=signals.item_dropped)
+            self.crawler.signals.connect(self._item_error, signal=signals.item_error)
+        logger.info(
+            "multi-court crawl: %d courts open (%s)%s, state %s",
+            len(self.lanes),
+            ", ".join(self.lanes),
+            f", {len(self._waiting)} waiting (max_courts={self._max})" if self._waiting else "",
+            store.path,
+        )
+
+    def _claim(self, *, strict: bool) -> None:
+        """Open lanes for waiting courts up to ``max_courts``.
+
+        ``strict`` (an explicit court list): a court another live crawl holds refuses the crawl
+        (:class:`CrawlLocked`). Otherwise (a worker) it is skipped and tried again later.
+        """
+        assert self.spider is not None
+        assert self._store is not None
+        skipped: list[str] = []
+        while self._waiting and (self._max is None or len(self.lanes) < self._max):
+            court = self._waiting.pop(0)
+            lane = HarvestScheduler(
+                config=self.config,
+                stats=self.stats,
+                fingerprint=self._fingerprint,
+                crawler=self.crawler,
+                items_path=self.items_path,
+            )
+            try:
+                lane.open_court(self.spider, court, court, store=self._store)
+            except CrawlLocked as exc:
+                if strict:
+                    raise
+                logger.info("court %s skipped for now: %s", court, exc)
+                skipped.append(court)
+                continue
+            self.lanes[court] = lane
+            self._inc("courts_claimed")
+            starter = getattr(self.spider, "start_court", None)
+            if callable(starter) and self.crawler is not None:
+                # the court's first requests (its list page or menu), through this scheduler
+                for request in starter(court):
+                    self.enqueue_request(request)
+        self._waiting.extend(skipped)
+        self._next_claim = time.monotonic() + RECLAIM_INTERVAL
+
+    def close(self, reason: str) -> None:
+        if self._store is None:
+            return
+        for lane in list(self.lanes.values()):
+            lane.close(reason)
+        self.lanes.clear()
+        self._owner.clear()
+        store, self._store = self._store, None
+        store.close()
+
+    def _retire(self) -> None:
+        """Close the lanes whose court is done; claim the next courts (workers)."""
+        for court, lane in list(self.lanes.items()):
+            if lane._inflight or lane._redirected or lane._held:
+                continue
+            if lane.store.has_pending(court):
+                continue
+            if self._max is None:
+                continue  # an explicit list: every lane stays open until the crawl closes
+            lane.close("finished")
+            del self.lanes[court]
+            self.finished.append(court)
+            self._inc("courts_finished")
+            logger.info("court %s finished; %d courts open", court, len(self.lanes))
+        if self._waiting and time.monotonic() >= self._next_claim:
+            self._claim(strict=False)
+
+    # --- engine contract ------------------------------------------------------------------------
+
+    def has_pending_requests(self) -> bool:
+        if self._max is not None:
+            self._retire()
+        pending = any(lane.has_pending_requests() for lane in self.lanes.values())
+        return pending or bool(self._waiting)
+
+    def __len__(self) -> int:
+        return sum(len(lane) for lane in self.lanes.values())
+
+    def enqueue_request(self, request: Request) -> bool:
+        rid = request.meta.get(META_RID)
+        lane = self._owner.get(rid) if isinstance(rid, int) else None
+        if lane is None:
+            court = court_of_request(request)
+            lane = self.lanes.get(court) if court is not None else None
+        if lane is None:
+            logger.error(
+                "request %s names no court of this crawl (meta %s=%r): dropped",
+                request.url,
+                META_COURT,
+                request.meta.get(META_COURT),
+            )
+            self._inc("no_court")
+            return False
+        parent = request.meta.get(META_PARENT)
+        accepted = lane.enqueue_request(request)
+        if isinstance(parent, int):
+            self._forget(parent, lane)
+        return accepted
+
+    def next_request(self) -> Request | None:
+        if self._fatal:
+            return None
+        lanes = list(self.lanes.values())
+        for i in range(len(lanes)):
+            index = (self._turn + i) % len(lanes)
+            lane = lanes[index]
+            request = lane.next_request()
+            if request is None:
+                continue
+            self._turn = index + 1
+            rid = request.meta.get(META_RID)
+            if isinstance(rid, int):
+                self._owner[rid] = lane
+            return request
+        return None
+
+    # --- outcomes: to the lane of the row -------------------------------------------------------
+
+    def _lane(self, rid: Any) -> HarvestScheduler | None:
+        return self._owner.get(rid) if isinstance(rid, int) else None
+
+    def _forget(self, rid: int, lane: HarvestScheduler) -> None:
+        if rid not in lane._inflight and rid not in lane._held and rid not in lane._redirected:
+            self._owner.pop(rid, None)
+
+    def _route(self, rid: Any, call: Callable[[HarvestScheduler], None]) -> None:
+        lane = self._lane(rid)
+        if lane is not None:
+            call(lane)
+            self._forget(rid, lane)
+
+    def run_id_of(self, request: Request) -> int:
+        lane = self._lane(request.meta.get(META_RID))
+        if lane is None:
+            court = court_of_request(request)
+            lane = self.lanes.get(court) if court is not None else None
+        return lane.run_id if lane is not None else 0
+
+    def note_response(self, request: Request, status: int) -> None:
+        lane = self._lane(request.meta.get(META_RID))
+        if lane is not None:
+            lane.note_response(request, status)
+
+    def note(self, request: Request | None, event: str, detail: str) -> None:
+        lane = self._lane(request.meta.get(META_RID)) if request is not None else None
+        if lane is None and request is not None:
+            court = court_of_request(request)
+            lane = self.lanes.get(court) if court is not None else None
+        if lane is not None:
+            lane.note(request, event, detail)
+        else:
+            super().note(request, event, detail)
+
+    def fail(self, request: Request, reason: str, *, http_status: int | None = None) -> None:
+        rid = request.meta.get(META_RID)
+        self._route(rid, lambda lane: lane.fail(request, reason, http_status=http_status))
+
+    def output_started(self, response: Response) -> int | None:
+        lane = self._lane(response.meta.get(META_RID))
+        return lane.output_started(response) if lane is not None else None
+
+    def output_request(self, rid: int, request: Request) -> None:
+        self._route(rid, lambda lane: lane.output_request(rid, request))
+
+    def output_item(self, rid: int) -> None:
+        self._route(rid, lambda lane: lane.output_item(rid))
+
+    def output_done(self, rid: int, warnings: Any = None) -> None:
+        self._route(rid, lambda lane: lane.output_done(rid, warnings))
+
+    def output_failed(self, rid: int, exc: BaseException) -> None:
+        self._route(rid, lambda lane: lane.output_failed(rid, exc))
+
+    def _settle(self, rid: int, item_error: str | None = None) -> None:
+        self._route(rid, lambda lane: lane._settle(rid, item_error))
