@@ -140,6 +140,10 @@ class MemoryRequestStore:
     # --- lock and runs --------------------------------------------------------------------------
 
     def acquire_crawl_lock(self, run: RunInfo) -> None:
+        if run.court in self._held_courts:
+            raise StateError(
+                f"this store already holds the crawl lock of court {run.court!r}; release it first"
+            )
         holder = self._d.locks.get(run.court)
         if holder is not None:
             raise CrawlLocked(run.court, holder, f"memory:{self.path}")

@@ -164,6 +164,34 @@ def test_the_heartbeat_keeps_a_live_lease_beyond_its_ttl(url: str, opened) -> No
     assert row == (True, True)
 
 
+def test_one_store_holds_and_renews_the_leases_of_several_courts(url: str, opened) -> None:
+    """A multi-court worker: one store, one lease a court, all renewed by one heartbeat; one
+    court given up leaves the others held."""
+    c2 = RunInfo(**{**RUN.__dict__, "court": "c2"})
+    s1 = opened(url, lease_ttl=1.0, heartbeat_interval=0.2)
+    s2 = opened(url, lease_ttl=1.0)
+    s1.acquire_crawl_lock(RUN)
+    s1.acquire_crawl_lock(c2)
+    with pytest.raises(StateError, match="already holds the lease of court 'c2'"):
+        s1.acquire_crawl_lock(c2)
+    time.sleep(2.0)  # two TTLs: only the heartbeat keeps them
+    for court in ("c1", "c2"):
+        with pytest.raises(CrawlLocked, match=f"court '{court}'"):
+            s2.acquire_crawl_lock(RunInfo(**{**OTHER.__dict__, "court": court}))
+    s1.release_crawl_lock("c1")
+    s2.acquire_crawl_lock(OTHER)  # c1 given up: free at once
+    time.sleep(1.5)  # c2 still renewed after c1 went
+    with pytest.raises(CrawlLocked, match="court 'c2'"):
+        s2.acquire_crawl_lock(RunInfo(**{**OTHER.__dict__, "court": "c2"}))
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT court, expires_at > now() FROM court_leases ORDER BY court"
+        ).fetchall()
+    assert rows == [("c1", True), ("c2", True)]
+    s1.close()
+    s2.acquire_crawl_lock(RunInfo(**{**OTHER.__dict__, "court": "c2"}))
+
+
 def _wait_for_takeover(store: PostgresRequestStore, run: RunInfo, within: float) -> float:
     t0 = time.monotonic()
     while True:

@@ -121,6 +121,28 @@ class StoreContract:
     def test_close_and_reopen_keeps_the_state(self, db: Path) -> None:
         self.close_reopen_and_claim_again(db)
 
+    def test_one_store_holds_the_locks_of_several_courts(self, db: Path) -> None:
+        """A multi-court crawl: one store, one lock a court, each given up on its own."""
+        c2 = RunInfo(**{**RUN.__dict__, "court": "c2"})
+        s1 = self.open(db)
+        s1.acquire_crawl_lock(RUN)
+        s1.acquire_crawl_lock(c2)
+        with pytest.raises(StateError, match=r"already holds the .* of court 'c2'"):
+            s1.acquire_crawl_lock(c2)
+        s2 = self.open(db)
+        for run in (RUN, c2):
+            with pytest.raises(CrawlLocked, match=f"court '{run.court}' is already being"):
+                s2.acquire_crawl_lock(run)
+        s1.release_crawl_lock("c1")  # c1 done: free at once, c2 still held
+        s2.acquire_crawl_lock(RUN)
+        with pytest.raises(CrawlLocked, match="court 'c2'"):
+            s2.acquire_crawl_lock(c2)
+        s1.release_crawl_lock("c9")  # a court it does not hold: nothing happens
+        with pytest.raises(CrawlLocked, match="court 'c2'"):
+            s2.acquire_crawl_lock(c2)
+        s1.close()  # gives up every lock left
+        s2.acquire_crawl_lock(c2)
+
     @pytest.fixture
     def db(self, tmp_path: Path) -> Path:
         return tmp_path / "state.sqlite"
