@@ -20,6 +20,7 @@ from harvest.identity import SOURCE_TYPE_PREFIX
 from .store import (
     NOTICES,
     Claimed,
+    CourtRecord,
     CrawlLocked,
     ErrorFilter,
     Exchange,
@@ -91,6 +92,8 @@ class _Data:
     open_groups: dict[str, dict[str, None]] = dataclasses.field(default_factory=dict)
     # court -> its generations, oldest first
     generations: dict[str, list[Generation]] = dataclasses.field(default_factory=dict)
+    # registered courts by id, in the order first added
+    courts: dict[str, CourtRecord] = dataclasses.field(default_factory=dict)
 
 
 class MemoryRequestStore:
@@ -336,6 +339,21 @@ class MemoryRequestStore:
 
     def log_exchange(self, run_id: int | None, exchange: Exchange) -> None:
         self._d.url_log.append((run_id, exchange))
+
+    def add_courts(self, courts: Sequence[CourtRecord]) -> tuple[int, int]:
+        added = changed = 0
+        for c in courts:
+            old = self._d.courts.get(c.court)
+            if old is None:
+                self._d.courts[c.court] = dataclasses.replace(c, added_at=utc_now())
+                added += 1
+            elif (old.base_url, old.listing, old.tabs) != (c.base_url, c.listing, c.tabs):
+                self._d.courts[c.court] = dataclasses.replace(c, added_at=old.added_at)
+                changed += 1
+        return added, changed
+
+    def courts(self) -> list[CourtRecord]:
+        return list(self._d.courts.values())
 
     def commit(self) -> None:
         """Nothing to do: every change is applied as it happens."""

@@ -46,6 +46,7 @@ from harvest.identity import SOURCE_TYPE_PREFIX
 from .store import (
     NOTICES,
     Claimed,
+    CourtRecord,
     CrawlLocked,
     ErrorFilter,
     Exchange,
@@ -199,6 +200,15 @@ CREATE TABLE IF NOT EXISTS generations (
     finished_at  TEXT,
     run_id       BIGINT,
     PRIMARY KEY (court, generation)
+);
+
+CREATE TABLE IF NOT EXISTS courts (
+    id           BIGSERIAL PRIMARY KEY,
+    court        TEXT NOT NULL UNIQUE,
+    base_url     TEXT NOT NULL,
+    listing      TEXT,
+    tabs         TEXT,
+    added_at     TEXT NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS court_leases (
@@ -471,6 +481,40 @@ class PostgresRequestStore:
                 with contextlib.suppress(psycopg.Error):
                     self._conn.execute("ROLLBACK")
             raise self._db_error(exc, doing) from None
+
+    def add_courts(self, courts: Sequence[CourtRecord]) -> tuple[int, int]:
+        added = changed = 0
+        at = utc_now()
+        with self._tx("register courts") as conn:
+            for c in courts:
+                row = conn.execute(
+                    "INSERT INTO courts (court, base_url, listing, tabs, added_at) "
+                    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (court) DO UPDATE SET "
+                    "base_url = EXCLUDED.base_url, listing = EXCLUDED.listing, "
+                    "tabs = EXCLUDED.tabs WHERE (courts.base_url, courts.listing, courts.tabs) "
+                    "IS DISTINCT FROM (EXCLUDED.base_url, EXCLUDED.listing, EXCLUDED.tabs) "
+                    "RETURNING (xmax = 0)",
+                    (c.court, c.base_url, c.listing, c.tabs, at),
+                ).fetchone()
+                if row is not None:
+                    if row[0]:
+                        added += 1
+                    else:
+                        changed += 1
+        return added, changed
+
+    def courts(self) -> list[CourtRecord]:
+        if not self._has_courts():
+            return []  # a state from before court lists, opened read-only
+        rows = self._q(
+            "SELECT court, base_url, listing, tabs, added_at FROM courts ORDER BY id",
+            doing="read the registered courts",
+        )
+        return [CourtRecord(*row) for row in rows]
+
+    def _has_courts(self) -> bool:
+        row = self._q("SELECT to_regclass('courts') IS NOT NULL", doing="look for courts")
+        return bool(row and row[0][0])
 
     def commit(self) -> None:
         """Commit the group transaction, if one is open (see ``defer_commit`` of :meth:`open`).
@@ -1394,6 +1438,8 @@ def _prepare(
                 if version == 2:
                     _migrate_2_to_3(conn)
                     version = SCHEMA_VERSION
+            if version == SCHEMA_VERSION and not readonly:
+                _add_courts_table(conn)
             if version not in _READABLE_VERSIONS:
                 raise StateError(
                     f"{where} has request-state schema version {version}, this code expects "
@@ -1432,6 +1478,19 @@ def _prepare(
 def _version(conn: psycopg.Connection[Any]) -> int | None:
     row = conn.execute("SELECT max(version) FROM harvest_schema").fetchone()
     return None if row is None or row[0] is None else int(row[0])
+
+
+def _add_courts_table(conn: psycopg.Connection[Any]) -> None:
+    """The ``courts`` table (court lists, docs/multi-court.md), added to a schema 3 database
+    created before it (no version change: older code never reads it)."""
+    present = conn.execute("SELECT to_regclass('courts')").fetchone()
+    if present is not None and present[0] is not None:
+        return
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS courts (id BIGSERIAL PRIMARY KEY, court TEXT NOT NULL "
+        "UNIQUE, base_url TEXT NOT NULL, listing TEXT, tabs TEXT, added_at TEXT NOT NULL)"
+    )
 
 
 def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:

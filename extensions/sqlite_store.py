@@ -33,6 +33,7 @@ from harvest.workspace import private_file, secure_sqlite_files
 from .store import (
     NOTICES,
     Claimed,
+    CourtRecord,
     CrawlLocked,
     ErrorFilter,
     Exchange,
@@ -284,6 +285,15 @@ CREATE TABLE IF NOT EXISTS open_groups (
 -- the unfinished rows of a group: "is this case done?" and claims restricted to open groups
 CREATE INDEX IF NOT EXISTS requests_group_open
     ON requests (group_key) WHERE status IN ('pending', 'inflight');
+-- the courts of -a courts=registered (scrapy courts add FILE), in the order first added
+CREATE TABLE IF NOT EXISTS courts (
+    id        INTEGER PRIMARY KEY,
+    court     TEXT NOT NULL UNIQUE,
+    base_url  TEXT NOT NULL,
+    listing   TEXT,
+    tabs      TEXT,
+    added_at  TEXT NOT NULL
+);
 """
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
@@ -481,6 +491,40 @@ class SqliteRequestStore:
             self._checkpointer.stop()
             self._checkpointer = None
         self._conn.close()
+
+    def add_courts(self, courts: Sequence[CourtRecord]) -> tuple[int, int]:
+        known = {c.court: c for c in self.courts()}
+        added = changed = 0
+        at = utc_now()
+        with self._tx() as conn:
+            for c in courts:
+                old = known.get(c.court)
+                if old is None:
+                    conn.execute(
+                        "INSERT INTO courts (court, base_url, listing, tabs, added_at) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (c.court, c.base_url, c.listing, c.tabs, at),
+                    )
+                    added += 1
+                elif (old.base_url, old.listing, old.tabs) != (c.base_url, c.listing, c.tabs):
+                    conn.execute(
+                        "UPDATE courts SET base_url = ?, listing = ?, tabs = ? WHERE court = ?",
+                        (c.base_url, c.listing, c.tabs, c.court),
+                    )
+                    changed += 1
+                known[c.court] = c
+        return added, changed
+
+    def courts(self) -> list[CourtRecord]:
+        try:
+            rows = self._conn.execute(
+                "SELECT court, base_url, listing, tabs, added_at FROM courts ORDER BY id"
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []  # a state from before court lists, opened read-only
+            raise
+        return [CourtRecord(*row) for row in rows]
 
     def commit(self) -> None:
         """Commit the group transaction, if one is open (see ``defer_commit`` of :meth:`open`).

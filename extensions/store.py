@@ -25,6 +25,7 @@ __all__ = [
     "KINDS",
     "NOTICES",
     "Claimed",
+    "CourtRecord",
     "CrawlLocked",
     "ErrorFilter",
     "Exchange",
@@ -155,6 +156,19 @@ class Generation:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class CourtRecord:
+    """A court registered in the state (``courts`` table): ``scrapy courts add FILE`` writes
+    them, ``-a courts=registered`` crawls them (docs/multi-court.md). ``listing`` and ``tabs``
+    as the court list gave them (``None``: the crawl's own); ``added_at`` set by the store."""
+
+    court: str
+    base_url: str
+    listing: str | None = None
+    tabs: str | None = None
+    added_at: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -419,6 +433,13 @@ class RequestStore(Protocol):
         back to ``pending`` (event ``released`` naming the part) in one transaction.
 
         Raises :class:`StateError` when the item store cannot be read (damaged)."""
+
+    def add_courts(self, courts: Sequence[CourtRecord]) -> tuple[int, int]:
+        """Register courts (committed): a new court id is added, a known one gets the given
+        base URL, listing and tabs (keeping its place). Returns ``(added, changed)``."""
+
+    def courts(self) -> list[CourtRecord]:
+        """The registered courts in the order they were first added; ``[]`` when none."""
 
     def commit(self) -> None:
         """Make every transition so far durable (nothing to do without group commit)."""

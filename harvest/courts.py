@@ -14,8 +14,10 @@ from pathlib import Path
 
 from harvest.spider_args import SippArgs, SpiderArgumentError
 
-__all__ = ["COLUMNS", "CourtEntry", "CourtListError", "read_courts"]
+__all__ = ["COLUMNS", "REGISTERED", "CourtEntry", "CourtListError", "read_courts"]
 
+#: ``-a courts=registered``: the courts registered in the state (``scrapy courts add FILE``).
+REGISTERED = "registered"
 #: The columns of a court list (``base_url`` required).
 COLUMNS = ("base_url", "court_id", "listing", "tabs")
 

@@ -11,16 +11,18 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
 from scrapy.exceptions import CloseSpider
 from scrapy.http import Response
 
+from extensions.config import SchedulerConfig
 from extensions.store import StateError
 from harvest import identity
 from harvest.clock import utc_now
+from harvest.courts import REGISTERED, CourtEntry, read_courts
 from harvest.exit_status import BAD_LISTING
 from harvest.items import CasePart, RowProblem
 from harvest.meta import (
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from typing import Self
 
     from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
 
     from extensions.store import Generation, RequestStore
 
@@ -114,6 +117,8 @@ class SippSpider(Spider):
         self.courts: dict[str, CourtCrawl] = {}
         #: ``-a max_courts``: a worker's limit of courts open at once (None: every court)
         self.max_courts: int | None = None
+        #: ``-a courts=``: a court list file or ``registered`` ("" for one court)
+        self.courts_source = ""
         if source is None and kwargs.get("max_courts") is not None:
             raise SpiderArgumentError("-a max_courts needs -a courts=FILE or -a courts=registered")
         if source is not None:
@@ -126,27 +131,24 @@ class SippSpider(Spider):
             self.max_courts = SippArgs.positive("max_courts", kwargs.get("max_courts"))
             # the shared arguments, checked with a placeholder court
             self.args = SippArgs.from_arguments({**given, "base_url": "http://courts.invalid/"})
-            self.courts = self._read_courts(self.courts_source)
+            if self.courts_source.lower() != REGISTERED:
+                self.courts = self._courts_of(read_courts(self.courts_source))
+            # registered: read from the state in from_crawler (the settings name the store)
         else:
             self.args = SippArgs.from_arguments(given)
         super().__init__(**{k: v for k, v in kwargs.items() if k.startswith("_")})
         self._single = CourtCrawl(self.args)
-        self.court_id = self.args.court_id if not self.courts else MULTI_COURT_ID
-        self.base_url = self.args.base_url if not self.courts else ""
+        multi = source is not None
+        self.court_id = self.args.court_id if not multi else MULTI_COURT_ID
+        self.base_url = self.args.base_url if not multi else ""
         #: read by the scheduler when it opens the court's generation (docs/refresh.md)
         self.refresh_policy = self.args.refresh
         self._refresh_config: RefreshConfig | None = None
 
-    def _read_courts(self, source: str) -> dict[str, CourtCrawl]:
-        from harvest.courts import read_courts
-
-        if source.lower() == "registered":
-            entries = self._registered_courts()
-        else:
-            entries = read_courts(source)
+    def _courts_of(self, entries: Sequence[CourtEntry]) -> dict[str, CourtCrawl]:
         if not entries:
             raise SpiderArgumentError(
-                f"-a courts={source}: no court to crawl; register courts with "
+                f"-a courts={self.courts_source}: no court to crawl; register courts with "
                 "scrapy courts add FILE (docs/multi-court.md)"
             )
         shared = self.args
@@ -162,10 +164,18 @@ class SippSpider(Spider):
             out[entry.court_id] = CourtCrawl(args)
         return out
 
-    def _registered_courts(self) -> list[Any]:
-        raise SpiderArgumentError(
-            "-a courts=registered is not available yet: give a court list, -a courts=FILE"
-        )
+    def _registered_courts(self, settings: BaseSettings) -> list[CourtEntry]:
+        """The courts registered in the state (``scrapy courts add FILE``)."""
+        config = SchedulerConfig.from_settings(settings)
+        try:
+            store = config.open_store(readonly=True)
+        except StateError:
+            return []  # no state yet: nothing registered
+        try:
+            records = store.courts()
+        finally:
+            store.close()
+        return [CourtEntry(r.court, r.base_url, r.listing, r.tabs) for r in records]
 
     # --- the courts ------------------------------------------------------------------------
 
@@ -206,6 +216,9 @@ class SippSpider(Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
+        if getattr(spider, "courts_source", "").lower() == REGISTERED:
+            spider.courts = spider._courts_of(spider._registered_courts(crawler.settings))
+            spider.court_id = MULTI_COURT_ID
         # HARVEST_REFRESH_* checked before the engine starts: a bad value refuses the crawl in
         # one line (SettingsError, exit 1), like every other setting
         spider.refresh_config  # noqa: B018

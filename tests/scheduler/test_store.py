@@ -17,6 +17,7 @@ from extensions.memory_store import MemoryRequestStore
 from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SCHEMA_VERSION, SqliteRequestStore
 from extensions.store import (
+    CourtRecord,
     CrawlLocked,
     ErrorFilter,
     Exchange,
@@ -120,6 +121,28 @@ class StoreContract:
 
     def test_close_and_reopen_keeps_the_state(self, db: Path) -> None:
         self.close_reopen_and_claim_again(db)
+
+    def test_registered_courts_keep_their_order_and_take_new_values(self, db: Path) -> None:
+        s = self.open(db)
+        assert s.courts() == []
+        first = [
+            CourtRecord("pn-a", "http://127.0.0.1:1/"),
+            CourtRecord("pa-b", "http://127.0.0.1:2/", "Perdata", "putusan,saksi"),
+        ]
+        assert s.add_courts(first) == (2, 0)
+        assert s.add_courts(first) == (0, 0)  # again: nothing changes
+        assert s.add_courts(
+            [CourtRecord("pn-c", "http://127.0.0.1:3/"), CourtRecord("pn-a", "http://x.id/")]
+        ) == (1, 1)
+        got = s.courts()
+        assert [(c.court, c.base_url, c.listing, c.tabs) for c in got] == [
+            ("pn-a", "http://x.id/", None, None),
+            ("pa-b", "http://127.0.0.1:2/", "Perdata", "putusan,saksi"),
+            ("pn-c", "http://127.0.0.1:3/", None, None),
+        ]
+        assert all(c.added_at.startswith("20") for c in got)
+        s.close()
+        assert [c.court for c in self.open(db).courts()] == ["pn-a", "pa-b", "pn-c"]
 
     def test_one_store_holds_the_locks_of_several_courts(self, db: Path) -> None:
         """A multi-court crawl: one store, one lock a court, each given up on its own."""
