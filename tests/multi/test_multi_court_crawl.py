@@ -135,3 +135,43 @@ def test_a_killed_multi_court_crawl_is_finished_by_the_rerun(tmp_path: Path) -> 
         ("ptun-tiga", "killed", 1),
     ]
     assert exchanges(ws) > 60
+
+
+def test_registered_courts_crawled_two_at_a_time(tmp_path: Path) -> None:
+    """``scrapy courts add`` + ``-a courts=registered -a max_courts=2``: two lanes at once, the
+    third court claimed when one finishes; every court equals its truth."""
+    ws = tmp_path / "ws"
+    with three_courts(tmp_path) as reps:
+        courts = court_list(tmp_path, reps)
+        added = run([*SCRAPY, "courts", "add", str(courts), *scrapy_args(ws)])
+        assert added.returncode == 0, added.stderr[-2000:]
+        assert added.stdout == "3 courts added, 0 changed, 0 unchanged; 3 registered\n"
+        listed = run([*SCRAPY, "courts", "list", *scrapy_args(ws)])
+        assert [line.split("\t")[:2] for line in listed.stdout.splitlines()] == [
+            [court, rep.url] for court, rep in reps.items()
+        ]
+        cmd = [
+            *SCRAPY, "crawl", "sipp", "-a", "courts=registered", "-a", "max_courts=2",
+            *scrapy_args(ws, {"HARVEST_ARCHIVE": "False"}),
+        ]  # fmt: skip
+        result = run(cmd, timeout=600)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert_each_court_equals_its_truth(tmp_path, ws, reps)
+    assert (
+        "multi-court crawl: 2 courts open (pn-satu, pa-dua), 1 waiting (max_courts=2)"
+        in result.stderr
+    )
+    runs = state_query(ws, "SELECT court, close_reason FROM runs ORDER BY id")
+    assert sorted(runs) == [
+        ("pa-dua", "finished"),
+        ("pn-satu", "finished"),
+        ("ptun-tiga", "finished"),
+    ]
+    assert runs[2] == ("ptun-tiga", "finished")
+    # the third court started once one of the first two had finished (never three at once)
+    ((started,),) = state_query(ws, "SELECT started_at FROM runs WHERE court = 'ptun-tiga'")
+    ((first_end,),) = state_query(
+        ws, "SELECT min(ended_at) FROM runs WHERE court IN ('pn-satu', 'pa-dua')"
+    )
+    assert started >= first_end
+    assert_state_invariants(ws)
