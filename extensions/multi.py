@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from harvest.meta import META_COURT, META_KEY, META_PARENT, META_RID
 
 from .scheduler import HarvestScheduler
-from .store import CrawlLocked, kind_and_court
+from .store import CrawlLocked, Status, kind_and_court
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -113,6 +113,10 @@ class MultiCourtScheduler(HarvestScheduler):
         skipped: list[str] = []
         while self._waiting and (self._max is None or len(self.lanes) < self._max):
             court = self._waiting.pop(0)
+            if not strict and self._done(court):
+                logger.info("court %s is done (finished by this or another crawl)", court)
+                self.finished.append(court)
+                continue
             lane = HarvestScheduler(
                 config=self.config,
                 stats=self.stats,
@@ -137,6 +141,25 @@ class MultiCourtScheduler(HarvestScheduler):
                     self.enqueue_request(request)
         self._waiting.extend(skipped)
         self._next_claim = time.monotonic() + RECLAIM_INTERVAL
+
+    def _done(self, court: str) -> bool:
+        """A worker's court needs nothing: its last generation is finished, nothing of it is
+        pending or in flight, and the crawl asks for no refresh (``-a refresh=none``) or its
+        last generation already is the refresh of the crawl's day. Read without the court's
+        lock: a court finished meanwhile by another worker is seen done at its next claim."""
+        assert self._store is not None
+        assert self.spider is not None
+        generations = self._store.generations(court)
+        if not generations or not generations[-1].finished:
+            return False
+        last = generations[-1]
+        policy = str(getattr(self.spider, "refresh_policy", None) or "none")
+        today = str(getattr(self.spider, "refresh_today", None) or "")
+        if self._store.has_pending(court) or self._store.count(
+            court=court, status=Status.INFLIGHT
+        ):
+            return False
+        return policy == "none" or (last.number > 0 and last.today == today)
 
     def close(self, reason: str) -> None:
         if self._store is None:
