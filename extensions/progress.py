@@ -101,6 +101,7 @@ class ProgressReporter:
         self._started = time.monotonic()
         self._ended_before: int | None = None
         self._court = ""
+        self._courts: list[str] = []
         self._path: Path | None = None
         self._opened = False
 
@@ -128,6 +129,10 @@ class ProgressReporter:
 
     def spider_opened(self, spider: Spider) -> None:
         self._court = court_of(spider)
+        #: a multi-court crawl's courts (docs/multi-court.md): progress and summary sum them
+        self._courts = [str(c) for c in (getattr(spider, "courts", None) or {})]
+        if self._courts:
+            self._court = f"{len(self._courts)} courts"
         self._opened = True
         try:
             config = SchedulerConfig.from_settings(self.crawler.settings)
@@ -147,15 +152,28 @@ class ProgressReporter:
         try:
             conn = connect_readonly(self._path, timeout=5)
             try:
-                found = court_progress(conn, self._court)
+                if self._courts:
+                    wanted = set(self._courts)
+                    found = [p for p in court_progress(conn) if p.court in wanted]
+                else:
+                    found = court_progress(conn, self._court)
             finally:
                 conn.close()
         except sqlite3.Error as exc:
             logger.warning("progress: cannot read %s: %s", self._path, exc)
             return None
-        if not found:
-            return CourtProgress(self._court, 0, 0, 0, 0, 0, 0)
-        return found[0]
+        total = CourtProgress(self._court, 0, 0, 0, 0, 0, 0)
+        for p in found:
+            total = CourtProgress(
+                self._court,
+                total.cases_known + p.cases_known,
+                total.cases_complete + p.cases_complete,
+                total.pending + p.pending,
+                total.inflight + p.inflight,
+                total.ok + p.ok,
+                total.error + p.error,
+            )
+        return total
 
     def _ended(self, p: CourtProgress) -> int:
         return max(0, p.ok + p.error - (self._ended_before or 0))
@@ -185,13 +203,17 @@ class ProgressReporter:
             try:
                 conn = connect_readonly(self._path, timeout=5)
                 try:
-                    groups = error_groups(conn, self._court, limit=5)
-                    failed_challenge = int(
-                        conn.execute(
-                            "SELECT count(*) FROM requests WHERE court = ? AND status = 'error' "
-                            "AND substr(last_error, 1, ?) = ?",
-                            (self._court, len(CHALLENGE_REASON), CHALLENGE_REASON),
-                        ).fetchone()[0]
+                    courts = self._courts or [self._court]
+                    groups = [g for c in courts for g in error_groups(conn, c, limit=5)][:5]
+                    failed_challenge = sum(
+                        int(
+                            conn.execute(
+                                "SELECT count(*) FROM requests WHERE court = ? "
+                                "AND status = 'error' AND substr(last_error, 1, ?) = ?",
+                                (court, len(CHALLENGE_REASON), CHALLENGE_REASON),
+                            ).fetchone()[0]
+                        )
+                        for court in courts
                     )
                 finally:
                     conn.close()

@@ -81,6 +81,9 @@ def test_three_courts_in_one_crawl_equal_their_truths(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr[-3000:]
         assert_each_court_equals_its_truth(tmp_path, ws, reps)
     assert "multi-court crawl: 3 courts open (pn-satu, pa-dua, ptun-tiga)" in result.stderr
+    # the summary sums the courts: 72 cases complete, exit status 0
+    assert "summary 3 courts: finished" in result.stderr
+    assert "progress 3 courts: cases 72/72 complete (100.0%)" in result.stderr
     assert_state_invariants(ws)
     # one run a court, each closed finished
     runs = state_query(ws, "SELECT court, close_reason FROM runs ORDER BY court")
