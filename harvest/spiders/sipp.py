@@ -300,9 +300,9 @@ class SippSpider(Spider):
                 yield self._list_request(court, entry.url, page=1, template=None)
                 return
         labels = ", ".join(sorted({e.label for e in page.menu})) or "(no menu found)"
+        menu = f"the menu of {court.court_id}" if self.courts else "the court's menu"
         message = (
-            f"-a listing={court.args.listing!r} is not in the menu of {court.court_id}; "
-            f"choose one of: all, {labels}"
+            f"-a listing={court.args.listing!r} is not in {menu}; choose one of: all, {labels}"
         )
         logger.error("%s", message)
         raise BadListing(message)
