@@ -182,6 +182,7 @@ class MultiCourtScheduler(HarvestScheduler):
                 continue  # an explicit list: every lane stays open until the crawl closes
             lane.close("finished")
             del self.lanes[court]
+            self._owner = {rid: owner for rid, owner in self._owner.items() if owner is not lane}
             self.finished.append(court)
             self._inc("courts_finished")
             logger.info("court %s finished; %d courts open", court, len(self.lanes))
