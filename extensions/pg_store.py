@@ -33,13 +33,13 @@ import logging
 import threading
 import uuid
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
 from psycopg.pq import TransactionStatus
 
 from harvest.clock import utc_now
+from harvest.dburl import is_database_url, redact_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
 
 from .store import (
@@ -81,8 +81,6 @@ DEFAULT_LEASE_TTL: Final = 60.0
 CONNECT_TIMEOUT: Final = 10
 #: Advisory lock key taken while the schema is created (two workers starting at once).
 _SCHEMA_LOCK: Final = 0x68617276  # "harv"
-
-_SCHEMES = ("postgresql", "postgres")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS harvest_schema (
@@ -272,43 +270,7 @@ class LeaseLost(StateError):
     """The store's court lease expired and was taken over: this crawl must stop writing."""
 
 
-def is_database_url(url: str) -> bool:
-    """Whether ``url`` is a PostgreSQL URL (``postgresql://`` or ``postgres://``)."""
-    return urlsplit(url).scheme in _SCHEMES
-
-
-def redact_url(url: str) -> str:
-    """``url`` with its password (in the user part or a ``password=`` parameter) as ``***``."""
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, _, hostport = netloc.rpartition("@")
-            if ":" in userinfo:
-                userinfo = userinfo.split(":", 1)[0] + ":***"
-            netloc = f"{userinfo}@{hostport}"
-        query = parts.query
-        if query:
-            pairs = parse_qsl(query, keep_blank_values=True)
-            query = urlencode(
-                [(k, "***" if k.lower() == "password" else v) for k, v in pairs], safe="*/"
-            )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:
-        return "(a database URL that cannot be parsed)"
-
-
-def _password(url: str) -> str | None:
-    try:
-        parts = urlsplit(url)
-        if parts.password:
-            return parts.password
-        for k, v in parse_qsl(parts.query):
-            if k.lower() == "password" and v:
-                return v
-    except ValueError:
-        return None
-    return None
+_password = url_password
 
 
 class PostgresRequestStore:
