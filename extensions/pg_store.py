@@ -924,12 +924,22 @@ class PostgresRequestStore:
     ) -> PartsCheck:
         """See :meth:`extensions.store.RequestStore.check_parts`.
 
-        The item store's ``(dedupe_key, part)`` pairs (of ``court``, when given) are copied
-        into a temporary table, then one query finds the ``ok`` rows without their part.
+        With ``HARVEST_DATABASE_URL`` the item store is this database's (``parts``,
+        :mod:`pipelines.pg_items`), not a file: ``items_path`` is not read. Its
+        ``(dedupe_key, part)`` pairs (of ``court``, when given) are copied into a temporary
+        table, then one query finds the ``ok`` rows without their part. No item tables yet:
+        ``items`` is ``"missing"`` and every ``ok`` case and tab row is missing its part.
         """
         if reset_run is not None:
             self._check_writable()
-        pairs, items = _read_parts(items_path, court)
+        shared = bool(
+            self._q(
+                "SELECT 1 WHERE to_regclass('harvest_item_schema') IS NOT NULL",
+                (),
+                doing="look for the item store",
+            )
+        )
+        items = "present" if shared else "missing"
         self.commit()
         court_cond = "AND court = %(court)s" if court is not None else ""
         missing_sql = _MISSING_PARTS_SQL.format(court_cond=court_cond)
@@ -941,11 +951,12 @@ class PostgresRequestStore:
                     "CREATE TEMPORARY TABLE harvest_parts (dedupe_key TEXT, part TEXT, "
                     "PRIMARY KEY (dedupe_key, part)) ON COMMIT DROP"
                 )
-                with conn.cursor().copy(
-                    "COPY harvest_parts (dedupe_key, part) FROM STDIN"
-                ) as copy:
-                    for pair in pairs:
-                        copy.write_row(pair)
+                if shared:
+                    conn.execute(
+                        "INSERT INTO harvest_parts SELECT dedupe_key, part FROM parts"
+                        + (" WHERE court = %(court)s" if court is not None else ""),
+                        params,
+                    )
                 conn.execute("ANALYZE harvest_parts")
                 conn.execute(
                     f"CREATE TEMPORARY TABLE harvest_missing ON COMMIT DROP AS {missing_sql}",
@@ -1223,38 +1234,6 @@ def _prepare(
             "a database of its own (createdb harvest), or restore this one from its backup "
             "(pg_dump / pg_restore)"
         ) from None
-
-
-def _read_parts(items_path: Path, court: str | None) -> tuple[list[tuple[str, str]], str]:
-    """The item store's ``(dedupe_key, part)`` pairs (of ``court``) and what it was."""
-    import sqlite3
-
-    if not items_path.is_file():
-        return [], "missing"
-    try:
-        con = sqlite3.connect(f"{items_path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            has = con.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'parts'"
-            ).fetchone()
-            if not has:
-                return [], "empty"
-            if court is None:
-                rows = con.execute("SELECT dedupe_key, part FROM parts").fetchall()
-            else:
-                rows = con.execute(
-                    "SELECT dedupe_key, part FROM parts WHERE court = ?", (court,)
-                ).fetchall()
-        finally:
-            con.close()
-    except sqlite3.DatabaseError as exc:
-        raise StateError(
-            f"the item store {str(items_path)!r} cannot be read ({exc}); move it aside with its "
-            "-wal/-shm files, e.g. to items.sqlite.bad, and run the crawl again: the request "
-            "state knows which requests produced parts, and every one whose parts are missing "
-            "is fetched again (nothing is lost)"
-        ) from exc
-    return [(str(a), str(b)) for a, b in rows], "present"
 
 
 def _holder(run: RunInfo, run_id: int | None) -> dict[str, Any]:

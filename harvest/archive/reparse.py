@@ -37,7 +37,14 @@ from harvest.items import CasePart
 from harvest.parts import parts_of_page
 from harvest.sipp import page_error
 from harvest.workspace import ITEMS_DB
-from pipelines.store import InvalidPart, ItemStore, UpsertResult, validate_part
+from pipelines.store import (
+    InvalidPart,
+    ItemStore,
+    ItemStoreError,
+    UpsertResult,
+    open_item_store,
+    validate_part,
+)
 
 __all__ = ["KINDS", "CourtBeingCrawled", "Failure", "ReparseReport", "reparse"]
 
@@ -177,6 +184,7 @@ def reparse(
     take_crawl_lock: bool = True,
     progress: Progress | None = None,
     progress_every: float = 5.0,
+    database_url: str | None = None,
 ) -> ReparseReport:
     """Re-parse the archived pages of ``workspace`` into its item store (see the module doc).
 
@@ -185,7 +193,8 @@ def reparse(
     found done without their parts). ``take_crawl_lock=False`` is for a caller that holds the
     court's crawl lock itself (the crawl, at its start); otherwise the reparse takes it.
     Raises :class:`harvest.archive.store.ArchiveError` without an archive index, and
-    :class:`pipelines.store.ItemStoreError` when the item store fails.
+    :class:`pipelines.store.ItemStoreError` when the item store fails. ``database_url``
+    (``HARVEST_DATABASE_URL``): the item store is that PostgreSQL database's.
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -205,9 +214,9 @@ def reparse(
         if not dry_run:
             if take_crawl_lock:
                 locks = _lock_courts(workspace, sorted({e.court for e in entries}))
-            store = ItemStore.open(store_path)
-        elif store_path.exists():
-            store = ItemStore.open(store_path, readonly=True)
+            store = open_item_store(workspace, database_url=database_url)
+        elif database_url or store_path.exists():
+            store = _existing_store(workspace, database_url)
         for done, entry in enumerate(entries, 1):
             report.pages += 1
             try:
@@ -230,6 +239,16 @@ def reparse(
             lock.release()
     report.seconds = time.monotonic() - started
     return report
+
+
+def _existing_store(workspace: Path, database_url: str | None) -> ItemStore | None:
+    """The item store read-only, or ``None`` when nothing was harvested into it yet."""
+    try:
+        return open_item_store(workspace, database_url=database_url, readonly=True)
+    except ItemStoreError:
+        if database_url:
+            return None  # no item tables in the database yet: every part would be created
+        raise
 
 
 def _store(store: ItemStore | None, part: CasePart, *, dry_run: bool) -> UpsertResult:
