@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -20,6 +19,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
+from extensions.state_queries import READ_ERRORS
 from extensions.store import NOTICES, RequestStore, StateError, Status, StatusReport
 from harvest.clock import utc_now
 from harvest.settings_error import SettingsError
@@ -96,7 +96,8 @@ class Command(ScrapyCommand):
         if opts.limit < 0:
             raise UsageError(f"--limit must be 0 or more, got {opts.limit}", print_help=False)
         try:
-            store = SchedulerConfig.from_settings(self.settings).open_store(readonly=True)
+            config = SchedulerConfig.from_settings(self.settings)
+            store = config.open_store(readonly=True)
         except (WorkspaceError, StateError, SettingsError) as exc:
             sys.stderr.write(f"scrapy status: {exc}\n")
             self.exitcode = 1
@@ -112,8 +113,10 @@ class Command(ScrapyCommand):
         finally:
             store.close()
         try:
-            extra = gather(Path(path), court=opts.court, limit=opts.limit, runs=report.runs)
-        except sqlite3.Error as exc:
+            # the state database's URL (PostgreSQL), else state.sqlite
+            state = config.database_url or Path(path)
+            extra = gather(state, court=opts.court, limit=opts.limit, runs=report.runs)
+        except READ_ERRORS as exc:
             sys.stderr.write(f"scrapy status: cannot read {path}: {exc}\n")
             self.exitcode = 1
             return
