@@ -982,7 +982,7 @@ class PostgresRequestStore:
                     cur.executemany(
                         "UPDATE requests SET status = 'pending', last_event = 'released', "
                         "note = 'was ok, but its part ' || %s || ' of ' || %s || "
-                        "' is missing from items.sqlite: fetched again', updated_at = %s, "
+                        "' is missing from the item store: fetched again', updated_at = %s, "
                         "run_id = %s WHERE id = %s AND status = 'ok'",
                         [(part, key, at, reset_run, rid) for rid, key, part in missing],
                     )
