@@ -35,12 +35,12 @@ import uuid
 from typing import TYPE_CHECKING, Any, Final
 
 import psycopg
-from psycopg import sql
 from psycopg.pq import TransactionStatus
 
 from harvest.clock import utc_now
 from harvest.dburl import is_database_url, redact_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
+from harvest.postgres import connect, prepare_schema
 
 from .store import (
     NOTICES,
@@ -77,8 +77,6 @@ logger = logging.getLogger(__name__)
 SCHEMA_VERSION: Final = 2
 #: Seconds a court lease lives without a heartbeat (``HARVEST_LEASE_TTL``).
 DEFAULT_LEASE_TTL: Final = 60.0
-#: Seconds to wait for the server when connecting.
-CONNECT_TIMEOUT: Final = 10
 #: Advisory lock key taken while the schema is created (two workers starting at once).
 _SCHEMA_LOCK: Final = 0x68617276  # "harv"
 
@@ -1158,36 +1156,16 @@ class PostgresRequestStore:
 def _connect(
     url: str, secret: str | None, *, synchronous: str, lock_timeout: float = 30.0
 ) -> psycopg.Connection[Any]:
-    """An autocommit connection (psycopg.connect), errors as :class:`StateError` without the
-    password."""
-    sync = "off" if synchronous.upper() == "NORMAL" else "on"
-    try:
-        conn = psycopg.connect(
-            url,
-            autocommit=True,
-            connect_timeout=CONNECT_TIMEOUT,
-            fallback_application_name="harvest",
-        )
-        try:
-            # set here, not as connection options: those of the URL (search_path...) stay
-            conn.execute(
-                "SELECT set_config('synchronous_commit', %s, false), "
-                "set_config('lock_timeout', %s, false)",
-                (sync, f"{int(lock_timeout * 1000)}ms"),
-            )
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-    except psycopg.Error as exc:
-        text = str(exc).strip()
-        if secret:
-            text = text.replace(secret, "***")
-        raise StateError(
-            f"cannot connect to the request-state database {redact_url(url)}: {text}; check "
-            "that the PostgreSQL server runs and accepts connections from this machine, and the "
-            "user, password and database name in HARVEST_DATABASE_URL"
-        ) from None
+    """An autocommit connection, errors as :class:`StateError` without the password."""
+    return connect(
+        url,
+        what="request-state",
+        error=StateError,
+        session={
+            "synchronous_commit": "off" if synchronous.upper() == "NORMAL" else "on",
+            "lock_timeout": f"{int(lock_timeout * 1000)}ms",
+        },
+    )
 
 
 def _prepare(
@@ -1197,33 +1175,23 @@ def _prepare(
     where = redact_url(url)
     try:
         with conn.transaction():
-            present = conn.execute("SELECT to_regclass('harvest_schema')").fetchone()
-            if present is None or present[0] is None:
-                if readonly:
-                    raise StateError(
-                        f"no request state in {where}: nothing has been crawled into this "
-                        "database yet (check HARVEST_DATABASE_URL)"
-                    )
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                conn.execute(SCHEMA)  # no parameters: sent as a simple query, many statements
-                row = conn.execute("SELECT version FROM harvest_schema").fetchone()
-                if row is None:
-                    conn.execute(
-                        "INSERT INTO harvest_schema (version) VALUES (%s)", (SCHEMA_VERSION,)
-                    )
-            version_row = conn.execute("SELECT max(version) FROM harvest_schema").fetchone()
-            version = version_row[0] if version_row else None
-            if version != SCHEMA_VERSION:
-                raise StateError(
-                    f"{where} has request-state schema version {version}, this code expects "
+            prepare_schema(
+                conn,
+                version_table="harvest_schema",
+                version=SCHEMA_VERSION,
+                schema=SCHEMA,
+                lock=(_SCHEMA_LOCK,),
+                columns=_EXPECTED,
+                readonly=readonly,
+                nothing_yet=lambda: StateError(
+                    f"no request state in {where}: nothing has been crawled into this "
+                    "database yet (check HARVEST_DATABASE_URL)"
+                ),
+                other_version=lambda found: StateError(
+                    f"{where} has request-state schema version {found}, this code expects "
                     f"{SCHEMA_VERSION}; use a matching harvest version or another database"
-                )
-            for table, cols in _EXPECTED.items():
-                conn.execute(
-                    sql.SQL("SELECT {} FROM {} LIMIT 0").format(
-                        sql.SQL(cols), sql.Identifier(table)
-                    )
-                )
+                ),
+            )
     except psycopg.Error as exc:
         text = str(exc).strip()
         if secret:

@@ -33,6 +33,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from harvest.dburl import is_database_url, redact_url, scrub
+from harvest.postgres import connect, prepare_schema
 from pipelines.store import (
     _SCHEMA,
     BUSY_TIMEOUT_MS,
@@ -44,8 +45,6 @@ from pipelines.store import (
 
 __all__ = ["PostgresItemStore"]
 
-#: Seconds to wait for the server when connecting.
-CONNECT_TIMEOUT: Final = 10
 #: First key of the item store's advisory locks (two-key form: apart from the request
 #: store's one-key schema lock). Second key: 0 for the schema, ``hashtext(dedupe_key)`` for a case.
 _LOCK_CLASS: Final = 0x6974656D  # "item"
@@ -107,22 +106,13 @@ class PostgresItemStore(ItemStore):
                 "HARVEST_DATABASE_URL=postgresql://user:password@host:port/dbname, or unset it "
                 "to keep the items in the workspace (items.sqlite)"
             )
+        conn = connect(
+            url,
+            what="item-store",
+            error=ItemStoreError,
+            session={"lock_timeout": f"{BUSY_TIMEOUT_MS}ms"},
+        )
         try:
-            conn = psycopg.connect(
-                url,
-                autocommit=True,
-                connect_timeout=CONNECT_TIMEOUT,
-                fallback_application_name="harvest",
-            )
-        except psycopg.Error as exc:
-            raise ItemStoreError(
-                f"cannot connect to the item-store database {where}: "
-                f"{scrub(str(exc).strip(), url)}; check that the PostgreSQL server runs and "
-                "accepts connections from this machine, and the user, password and database "
-                "name in HARVEST_DATABASE_URL"
-            ) from None
-        try:
-            conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{BUSY_TIMEOUT_MS}ms",))
             conn.read_only = readonly
             _prepare(conn, url, readonly=readonly)
         except psycopg.Error as exc:
@@ -187,25 +177,20 @@ def _prepare(conn: psycopg.Connection[Any], url: str, *, readonly: bool) -> None
     """Create the tables (writable) and check they are harvest's, at this version."""
     where = redact_url(url)
     with conn.transaction():
-        present = conn.execute("SELECT to_regclass('harvest_item_schema')").fetchone()
-        if present is None or present[0] is None:
-            if readonly:
-                raise ItemStoreError(
-                    f"no item store in {where}: nothing has been harvested into this database "
-                    "yet (run a crawl with this HARVEST_DATABASE_URL first, or check it)"
-                )
-            conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_LOCK_CLASS,))
-            conn.execute(_PG_SCHEMA)  # no parameters: a simple query, many statements
-            if conn.execute("SELECT version FROM harvest_item_schema").fetchone() is None:
-                conn.execute(
-                    "INSERT INTO harvest_item_schema (version) VALUES (%s)", (SCHEMA_VERSION,)
-                )
-        row = conn.execute("SELECT max(version) FROM harvest_item_schema").fetchone()
-        version = row[0] if row else None
-        if version != SCHEMA_VERSION:
-            raise ItemStoreError(
-                f"{where} has item-store schema version {version}, this code expects "
+        prepare_schema(
+            conn,
+            version_table="harvest_item_schema",
+            version=SCHEMA_VERSION,
+            schema=_PG_SCHEMA,
+            lock=(_LOCK_CLASS, 0),
+            columns=_COLUMNS,
+            readonly=readonly,
+            nothing_yet=lambda: ItemStoreError(
+                f"no item store in {where}: nothing has been harvested into this database "
+                "yet (run a crawl with this HARVEST_DATABASE_URL first, or check it)"
+            ),
+            other_version=lambda found: ItemStoreError(
+                f"{where} has item-store schema version {found}, this code expects "
                 f"{SCHEMA_VERSION}; use a matching harvest version or another database"
-            )
-        for table, columns in _COLUMNS.items():
-            conn.execute(f"SELECT {columns} FROM {table} LIMIT 0")  # type: ignore[arg-type]
+            ),
+        )
