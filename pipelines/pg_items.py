@@ -110,7 +110,9 @@ class PostgresItemStore(ItemStore):
             url,
             what="item-store",
             error=ItemStoreError,
-            session={"lock_timeout": f"{BUSY_TIMEOUT_MS}ms"},
+            # as items.sqlite's synchronous=NORMAL: a commit survives the writer's crash, not
+            # the server's last moment; WAL order keeps the request state behind the items
+            session={"lock_timeout": f"{BUSY_TIMEOUT_MS}ms", "synchronous_commit": "off"},
         )
         try:
             conn.read_only = readonly
