@@ -19,9 +19,17 @@ import pytest
 from extensions.state_queries import reason_group
 from harvest.dburl import redact_url, url_password
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import crawl, exported, mismatches, scrapy_command, truth_by_key
+from tests.support.harvest_run import (
+    crawl,
+    exported,
+    mismatches,
+    run,
+    scrapy_command,
+    truth_by_key,
+)
 from tests.support.ingest import FAST, log_lines, run_ship, ship_env, start_server
-from tests.support.postgres import PostgresServer, pg_server  # noqa: F401  (fixture)
+from tests.support.paths import SCRAPY
+from tests.support.postgres import PostgresServer, pg_database, pg_server  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
@@ -118,6 +126,10 @@ def test_crawl_status_requeue_export_and_ship_on_postgres(database: str, tmp_pat
     assert not (ws / "items.sqlite").exists()
     assert not (ws / "state.sqlite").exists()
     assert _sql(url, "SELECT count(*), sum(complete) FROM cases") == [(CASES, CASES)]
+    page = tmp_path / "status.html"
+    html = scrapy_command("status", ws, "--html", str(page), *_db(url))
+    assert html.returncode == 0, html.stderr
+    assert COURT in page.read_text(encoding="utf-8")
     final = json.loads(scrapy_command("status", ws, "--json", *_db(url)).stdout)
     assert (final["courts"][0]["cases_complete"], final["courts"][0]["error"]) == (CASES, 0)
     assert final["parts"]["missing"] == 0
@@ -153,3 +165,28 @@ def test_crawl_status_requeue_export_and_ship_on_postgres(database: str, tmp_pat
     for path in ws.rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
+
+
+def test_reparse_rebuilds_the_items_in_the_database_from_the_archive(
+    pg_database: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The archive stays in the workspace, the items are in the database: with the item tables
+    emptied, ``scrapy reparse`` rebuilds every part there without the court."""
+    url = pg_database
+    ws = tmp_path / "ws"
+    with running_replica(cases=6, seed=4, court_id=COURT) as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        done = crawl(replica.url, COURT, ws, settings={"HARVEST_DATABASE_URL": url})
+    assert done.returncode == 0, done.stderr[-3000:]
+    (parts,) = _sql(url, "SELECT count(*) FROM parts")[0]
+    with psycopg.connect(url) as conn:
+        conn.execute("DELETE FROM parts")
+        conn.execute("DELETE FROM cases")
+    rebuilt = run([*SCRAPY, "reparse", "-s", f"HARVEST_WORKSPACE={ws}", *_db(url)], timeout=300)
+    assert rebuilt.returncode == 0, rebuilt.stderr[-3000:]
+    assert rebuilt.stdout.rstrip().endswith(
+        f"{parts} created, 0 unchanged, 0 updated, 0 failed"
+    ), rebuilt.stdout
+    assert mismatches(exported(ws, *_db(url)), truth) == {}
+    assert not (ws / "items.sqlite").exists()
