@@ -1,8 +1,10 @@
-"""The workspace item store (``<workspace>/items.sqlite``): case parts and merged documents.
+"""The item store (``<workspace>/items.sqlite``): case parts and merged documents.
 
-Owns the SQLite file, the upsert of one part on ``(dedupe_key, part)``, completeness of a case and
-the merged case document (docs/contracts.md, Items). Imports nothing from Scrapy: ``ship.py`` and
-``scrapy export`` read documents through :class:`ItemStore` too.
+Owns the upsert of one part on ``(dedupe_key, part)``, completeness of a case and the merged case
+document (docs/contracts.md, Items), on SQLite here and on PostgreSQL through the backend hooks
+:class:`pipelines.pg_items.PostgresItemStore` replaces (``HARVEST_DATABASE_URL``,
+docs/postgres.md). Every caller opens the store with :func:`open_item_store`. Imports nothing
+from Scrapy: ``ship.py`` and ``scrapy export`` read documents through :class:`ItemStore` too.
 
 Files written (an implementation detail; only this module reads them):
 
