@@ -547,7 +547,7 @@ class ItemStore:
 
     def _stream(self, sql: str, params: Iterable[Any]) -> Iterator[Any]:
         """The rows of a long query, fetched as they are consumed (memory stays flat)."""
-        yield from self._conn.execute(sql, tuple(params))
+        return self._conn.execute(sql, tuple(params))  # the cursor streams
 
     @contextmanager
     def _write(self, case_key: str | None = None) -> Iterator[None]:

@@ -349,6 +349,26 @@ def test_a_reader_sees_one_snapshot_while_a_writer_goes_on(backend: ItemBackend)
             assert reader.count_documents() == 3  # a new read sees the new case
 
 
+def test_a_reading_left_unfinished_when_the_store_closes_goes_quietly(
+    backend: ItemBackend,
+) -> None:
+    """``ship.py`` stops reading mid-way (an answer that ends the run) and closes the store:
+    the abandoned iteration is collected later without an error (pytest turns any "exception
+    ignored" into a failure)."""
+    import gc
+
+    store = backend.open()
+    for number in ("1/A", "2/A", "3/A"):
+        store.upsert_part(
+            court="pa-a", case_number=number, part="case", data=case_data(number, {})
+        )
+    documents = store.iter_documents()
+    assert next(documents)["source_id"] == "1/A"
+    store.close()
+    del documents
+    gc.collect()
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 
