@@ -144,7 +144,7 @@ class CourtBeingCrawled(ArchiveError):
 _LOCK_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def _lock_courts(workspace: Path, courts: list[str]) -> list[HolderLock]:
+def _lock_courts(workspace: Path, courts: list[str]) -> list[Callable[[], None]]:
     """Take the crawl lock of every court to reparse, so that no crawl of it runs meanwhile (a
     crawl could store a newer page's parts that the reparse of an older one then overwrites)."""
     held: list[HolderLock] = []
@@ -170,7 +170,37 @@ def _lock_courts(workspace: Path, courts: list[str]) -> list[HolderLock]:
         for lock in held:
             lock.release()
         raise
-    return held
+    return [lock.release for lock in held]
+
+
+def _lease_courts(database_url: str, courts: list[str]) -> list[Callable[[], None]]:
+    """On PostgreSQL the crawl lock is the court's lease in the request state (any machine):
+    take it for every court to reparse (one store each, its heartbeat keeping the lease)."""
+    from extensions.pg_store import PostgresRequestStore
+    from extensions.store import CrawlLocked, RunInfo, StateError
+
+    stores: list[PostgresRequestStore] = []
+    try:
+        for court in courts:
+            store = PostgresRequestStore.open(database_url)
+            stores.append(store)
+            run = RunInfo(court, "reparse", os.getpid(), socket.gethostname(), None, utc_now())
+            try:
+                store.acquire_crawl_lock(run)
+            except CrawlLocked as exc:
+                raise CourtBeingCrawled(
+                    f"court {court!r} is being crawled ({exc}); reparse it once that crawl "
+                    "ends, or leave it out with --court"
+                ) from None
+    except StateError as exc:
+        for store in stores:
+            store.close()
+        raise ArchiveError(f"cannot take the courts' crawl leases: {exc}") from None
+    except BaseException:
+        for store in stores:
+            store.close()
+        raise
+    return [store.close for store in stores]
 
 
 def reparse(
@@ -208,12 +238,17 @@ def reparse(
         entries = [e for e in entries if e.key in wanted]
     store_path = workspace / ITEMS_DB
     store: ItemStore | None = None
-    locks: list[HolderLock] = []
+    locks: list[Callable[[], None]] = []  # what releases each court's crawl lock
     last = started
     try:
         if not dry_run:
             if take_crawl_lock:
-                locks = _lock_courts(workspace, sorted({e.court for e in entries}))
+                courts = sorted({e.court for e in entries})
+                locks = (
+                    _lease_courts(database_url, courts)
+                    if database_url
+                    else _lock_courts(workspace, courts)
+                )
             store = open_item_store(workspace, database_url=database_url)
         elif database_url or store_path.exists():
             store = _existing_store(workspace, database_url)
@@ -235,8 +270,8 @@ def reparse(
     finally:
         if store is not None:
             store.close()
-        for lock in locks:
-            lock.release()
+        for release in locks:
+            release()
     report.seconds = time.monotonic() - started
     return report
 

@@ -16,7 +16,9 @@ from typing import Any
 import psycopg
 import pytest
 
+from extensions.pg_store import PostgresRequestStore
 from extensions.state_queries import reason_group
+from extensions.store import RunInfo
 from harvest.dburl import redact_url, url_password
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
@@ -183,10 +185,23 @@ def test_reparse_rebuilds_the_items_in_the_database_from_the_archive(
     with psycopg.connect(url) as conn:
         conn.execute("DELETE FROM parts")
         conn.execute("DELETE FROM cases")
-    rebuilt = run([*SCRAPY, "reparse", "-s", f"HARVEST_WORKSPACE={ws}", *_db(url)], timeout=300)
+    reparse = [*SCRAPY, "reparse", "-s", f"HARVEST_WORKSPACE={ws}", *_db(url)]
+    # a crawl of the court (on any machine) holds its lease: the reparse refuses to race it
+    crawling = PostgresRequestStore.open(url)
+    crawling.acquire_crawl_lock(RunInfo(COURT, "sipp", 4242, "node-b", "job-7", "t0"))
+    try:
+        refused = run(reparse, timeout=300)
+    finally:
+        crawling.close()
+    assert refused.returncode == 1
+    assert f"court {COURT!r} is being crawled" in refused.stderr
+    assert "node-b" in refused.stderr
+    assert _sql(url, "SELECT count(*) FROM parts") == [(0,)]
+    rebuilt = run(reparse, timeout=300)
     assert rebuilt.returncode == 0, rebuilt.stderr[-3000:]
     assert rebuilt.stdout.rstrip().endswith(
         f"{parts} created, 0 unchanged, 0 updated, 0 failed"
     ), rebuilt.stdout
     assert mismatches(exported(ws, *_db(url)), truth) == {}
     assert not (ws / "items.sqlite").exists()
+    assert _sql(url, "SELECT count(*) FROM court_leases") == [(0,)]  # given up at its end
