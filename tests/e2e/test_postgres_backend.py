@@ -39,9 +39,9 @@ COURT = "pn-replika"
 CASES = 12
 
 
-def _sql(url: str, query: str) -> list[tuple[Any, ...]]:
+def _sql(url: str, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     with psycopg.connect(url) as conn:
-        return [tuple(row) for row in conn.execute(query)]  # type: ignore[arg-type]
+        return [tuple(row) for row in conn.execute(query, params)]  # type: ignore[arg-type]
 
 
 def _db(url: str) -> list[str]:
@@ -121,6 +121,24 @@ def test_crawl_status_requeue_export_and_ship_on_postgres(database: str, tmp_pat
                 break
             assert scrapy_command("requeue", ws, *_db(url)).returncode == 0
         assert again.returncode == 0
+
+        # a part lost from the item store: the next crawl's cross-check (in the database)
+        # sends its request back to pending and fetches it again
+        (key, part) = _sql(url, "SELECT dedupe_key, part FROM parts WHERE part <> 'case' LIMIT 1")[
+            0
+        ]
+        with psycopg.connect(url) as conn:
+            conn.execute("DELETE FROM parts WHERE dedupe_key = %s AND part = %s", (key, part))
+        healed = crawl(replica.url, COURT, ws, settings={"HARVEST_DATABASE_URL": url})
+        outputs.append(healed.stderr)
+        assert healed.returncode == 0, healed.stderr[-3000:]
+        released = _sql(url, "SELECT detail FROM events WHERE event = 'released'")
+        assert (
+            f"was ok, but its part {part} of {key} is missing from the item store: fetched again",
+        ) in released
+        assert _sql(
+            url, "SELECT count(*) FROM parts WHERE dedupe_key = %s AND part = %s", (key, part)
+        ) == [(1,)]
 
     # export: the replica's truth, read from the database
     assert mismatches(exported(ws, *_db(url)), truth) == {}
