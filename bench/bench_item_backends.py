@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
 from pipelines.store import open_item_store
-from tests.support.postgres import PostgresServer, ThrowawayServer, server_bindir
+from tests.support.postgres import bench_databases
 
 TABS = ("pihak", "jadwal_sidang", "riwayat_perkara")
 
@@ -89,23 +89,12 @@ def main() -> None:
     parser.add_argument("--url", help="a PostgreSQL database to use instead of a throwaway one")
     args = parser.parse_args()
 
-    server: ThrowawayServer | None = None
-    if args.url:
-        url = args.url
-    else:
-        bindir = server_bindir()
-        if bindir is None:
-            sys.exit("no PostgreSQL binaries: run scripts/bootstrap, or give --url")
-        server = ThrowawayServer(bindir, durable=True)
-        pg = PostgresServer(server.start())
-        url = pg.url(pg.create_database())
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-items-") as tmp:
-            sqlite = measure(Path(tmp), None, args.cases, args.workers)
-            postgres = measure(Path(tmp), url, args.cases, args.workers)
-    finally:
-        if server is not None:
-            server.stop()
+    with (
+        bench_databases(args.url) as new_database,
+        tempfile.TemporaryDirectory(prefix="bench-items-") as tmp,
+    ):
+        sqlite = measure(Path(tmp), None, args.cases, args.workers)
+        postgres = measure(Path(tmp), new_database(), args.cases, args.workers)
 
     parts = args.cases * (1 + len(TABS))
     print(f"{args.cases} cases x {1 + len(TABS)} parts = {parts} upserts per writer")
