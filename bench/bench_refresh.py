@@ -107,6 +107,7 @@ def measure(
     truth: dict[str, dict[str, Any]],
     min_pages: int,
     label: str,
+    generation: int = 1,
 ) -> Row:
     t0 = time.monotonic()
     result = crawl(
@@ -121,11 +122,19 @@ def measure(
     if result.returncode != 0:
         raise SystemExit(f"{label}: crawl failed\n{result.stderr[-3000:]}")
     stats = {name: int(value) for name, value in _STAT.findall(result.stderr)}
-    by_kind = dict(rows(ws, "SELECT kind, count(*) FROM requests WHERE generation = 1 GROUP BY 1"))
+    by_kind = dict(
+        rows(
+            ws,
+            "SELECT kind, count(*) FROM requests WHERE generation = ? GROUP BY 1",
+            (generation,),
+        )
+    )
     pages = int(by_kind.get("list", 0))
     fetched_keys = {
         f"sipp.{COURT}:{str(k).split('|', 2)[2]}"
-        for (k,) in rows(ws, "SELECT key FROM requests WHERE kind = 'case' AND generation = 1")
+        for (k,) in rows(
+            ws, "SELECT key FROM requests WHERE kind = 'case' AND generation = ?", (generation,)
+        )
     }
     case_work = len(fetched_keys) + int(by_kind.get("tab", 0))
     all_rows = dict(rows(ws, "SELECT kind, count(*) FROM requests GROUP BY kind"))
@@ -150,6 +159,52 @@ def measure(
         missed_new=len(new - set(export)),
         seconds=seconds,
     )
+
+
+def schedule(args: argparse.Namespace, base: Path, tmp: Path, port: int) -> list[Row]:
+    """Refreshes every ``args.every`` days up to the last ``args.days``, one workspace per
+    MAX_DAYS setting (a copy of the harvest), each refresh a new generation of it."""
+    settings = {
+        high: {
+            "HARVEST_REFRESH_MIN_DAYS": str(args.min_days),
+            "HARVEST_REFRESH_MAX_DAYS": str(high),
+        }
+        for high in args.max_days
+    }
+    spaces = {high: tmp / f"every-max{high}" for high in args.max_days}
+    for ws in spaces.values():
+        shutil.copytree(base, ws)
+    results: list[Row] = []
+    previous = TODAY
+    for generation, days in enumerate(range(args.every, max(args.days) + 1, args.every), 1):
+        day = TODAY + dt.timedelta(days=days)
+        step = court_changes(cases=args.cases, seed=args.seed, before=previous, after=day,
+                             court_id=COURT)  # fmt: skip
+        overall = court_changes(cases=args.cases, seed=args.seed, before=TODAY, after=day,
+                                court_id=COURT)  # fmt: skip
+        min_pages = minimum_pages(args.cases, args.seed, day, step)
+        with running_replica(
+            cases=args.cases, seed=args.seed, court_id=COURT, as_of=day, port=port
+        ) as rep:
+            truth = truth_by_key(rep.write_truth(tmp / f"truth-{days}.jsonl"))
+            for high, ws in spaces.items():
+                label = f"due, max {high}, every {args.every} days"
+                row = measure(
+                    ws=ws,
+                    url=rep.url,
+                    day=day,
+                    policy="due",
+                    settings=settings[high],
+                    changes=overall,
+                    truth=truth,
+                    min_pages=min_pages,
+                    label=label,
+                    generation=generation,
+                )
+                results.append(row)
+                print(f"{label} as of D+{days}: {row.seconds:.0f}s", flush=True)
+        previous = day
+    return results
 
 
 def table(results: list[Row]) -> str:
@@ -179,6 +234,12 @@ def main() -> int:
     parser.add_argument("--max-days", type=int, nargs="+", default=[30, 7, 3])
     parser.add_argument("--min-days", type=int, default=1)
     parser.add_argument("--no-all", action="store_true", help="skip the refresh=all run")
+    parser.add_argument(
+        "--every",
+        type=int,
+        default=0,
+        help="instead: refresh each policy setting's workspace every N days up to the last --days",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-refresh-"))
@@ -197,7 +258,9 @@ def main() -> int:
         f"harvested {args.cases} cases as of {TODAY} in {time.monotonic() - t0:.0f}s", flush=True
     )
     results: list[Row] = []
-    for n, days in enumerate(args.days):
+    if args.every:
+        results = schedule(args, base, tmp, port)
+    for n, days in enumerate([] if args.every else args.days):
         day = TODAY + dt.timedelta(days=days)
         changes = court_changes(cases=args.cases, seed=args.seed, before=TODAY, after=day,
                                 court_id=COURT)  # fmt: skip
