@@ -18,7 +18,6 @@ import shutil
 import signal
 import sqlite3
 import time
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,10 +116,6 @@ def fetched(ws: Path, generation: int) -> set[str]:
     return {f"sipp.{COURT}:{str(key).split('|', 2)[2]}" for (key,) in rows}
 
 
-def posted(server: IngestServer, since: int) -> Counter[str]:
-    return Counter(key for key, _ in server.log_results()[since:])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[IngestServer]:
     srv = start_server(tmp_path / "ingest.sqlite")
@@ -150,7 +145,15 @@ def test_refresh_all_a_week_later_equals_the_truth_and_ships_exactly_what_change
     assert {r for _, r in first} == {"created"}
 
     changes = court_changes(cases=CASES, seed=SEED, before=D, after=D7, court_id=COURT)
-    refresh(harvested, ws, D7, "all")
+    assert (len(changes.new_cases), len(changes.changed_documents)) == (1, 7)
+    counts = refresh(harvested, ws, D7, "all")
+    # the new case, the 2 whose list row changed (status), the 298 others
+    assert {k: counts.get(k, 0) for k in ("new", "changed", "all", "due")} == {
+        "new": 1,
+        "changed": 2,
+        "all": 298,
+        "due": 0,
+    }
     truth = harvested.truth_of(D7)
     assert len(truth) == CASES + len(changes.new_cases)
     assert fetched(ws, 1) == set(truth)  # every case again
