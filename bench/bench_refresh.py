@@ -1,15 +1,18 @@
 """Refreshes against the replica's real days: requests and staleness (issue 14).
 
     .venv/bin/python bench/bench_refresh.py [--cases 2000] [--seed 1] [--days 7 30]
-        [--max-days 30 7 3] [--min-days 1] [--no-all]
+        [--max-days 30 7 3] [--min-days 1] [--no-all] [--every N] [--json FILE]
 
 Harvests a replica court of ``--cases`` cases as of its day D (2024-06-19; the policy's day
 ``HARVEST_REFRESH_TODAY`` pinned to the replica's), then, for each ``--days`` N, serves the same
 court as of D+N (``--as-of``: new cases registered, open cases moved on) and refreshes a copy of
 the harvested workspace with ``-a refresh=due`` once per policy setting
 (``HARVEST_REFRESH_MIN_DAYS`` ``--min-days``, ``HARVEST_REFRESH_MAX_DAYS`` each of
-``--max-days``), and with ``-a refresh=all`` as of the first day. Unthrottled (the replica is
-ours): requests are counted, not timed.
+``--max-days``), and with ``-a refresh=all`` as of the first day. With ``--every N`` instead:
+one copy per setting, refreshed every N days up to the last ``--days`` (a schedule; each
+refresh a new generation of the same workspace). Unthrottled (the replica is ours): requests
+are counted, not timed. Exits 1 when a re-fetched case differs from the truth or a new case
+is missing.
 
 Per run, in logical requests (state rows of the refresh generation; redirect hops and session
 warm-ups, the same for every way of fetching a case, are not counted):
