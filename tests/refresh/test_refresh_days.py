@@ -12,12 +12,8 @@ the replica's (``HARVEST_REFRESH_TODAY``).
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import shutil
-import signal
-import sqlite3
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,14 +25,13 @@ from reference.sipp_site.court import TODAY
 from reference.sipp_site.testing import DayChanges, court_changes, running_replica
 from tests.support.harvest_run import (
     crawl,
-    crawl_command,
     exported,
     mismatches,
-    start,
     state_query,
     truth_by_key,
 )
 from tests.support.ingest import FAST, IngestServer, run_ship, start_server
+from tests.support.refresh import kill_a_due_refresh
 
 COURT = "pn-replika"
 SEED = 1
@@ -230,20 +225,6 @@ def test_due_refresh_a_week_then_a_month_later(harvested: Harvested, tmp_path: P
     }
 
 
-def ok_cases_of_generation(workspace: Path, generation: int) -> int:
-    try:
-        return int(
-            state_query(
-                workspace,
-                "SELECT count(*) FROM requests WHERE kind = 'case' AND generation = ? "
-                "AND status = 'ok'",
-                (generation,),
-            )[0][0]
-        )
-    except sqlite3.Error:  # the state is being written, or not there yet: ask again
-        return 0
-
-
 def test_kill_9_three_times_during_a_due_refresh_a_month_later(
     harvested: Harvested, server: IngestServer, tmp_path: Path
 ) -> None:
@@ -257,31 +238,9 @@ def test_kill_9_three_times_during_a_due_refresh_a_month_later(
     with running_replica(
         cases=CASES, seed=SEED, court_id=COURT, as_of=D30, port=harvested.port
     ) as rep:
-        ok_before: dict[int, str] = {}
-        for kill, threshold in enumerate((3, 8, 13)):
-            args = {"refresh": "due"} if kill == 0 else {}
-            cmd = crawl_command(rep.url, COURT, ws, spider_args=args, settings=slow)
-            proc = start(cmd, tmp_path / f"killed-{kill}.log")
-            deadline = time.monotonic() + 120
-            while (
-                time.monotonic() < deadline
-                and proc.poll() is None
-                and ok_cases_of_generation(ws, 1) < threshold
-            ):
-                time.sleep(0.05)
-            assert proc.poll() is None, f"run {kill} ended before it could be killed"
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-            assert state_query(
-                ws, "SELECT generation FROM generations WHERE finished_at IS NULL"
-            ) == [(1,)]
-            ok_before.update(
-                (int(rid), str(at))
-                for rid, at in state_query(
-                    ws,
-                    "SELECT id, succeeded_at FROM requests WHERE generation = 1 AND status = 'ok'",
-                )
-            )
+        ok_before = kill_a_due_refresh(
+            rep.url, COURT, ws, thresholds=(3, 8, 13), settings=slow, logs=tmp_path
+        )
         resumed = crawl(rep.url, COURT, ws, settings=pinned(D30))
         assert resumed.returncode == 0, resumed.stderr[-3000:]
         assert "resuming generation 1" in resumed.stderr
