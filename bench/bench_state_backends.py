@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script:
 from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SqliteRequestStore
 from extensions.store import NewRequest, RunInfo
-from tests.support.postgres import PostgresServer, ThrowawayServer, server_bindir
+from tests.support.postgres import bench_databases
 
 COURT = "pn-bench"
 BLOB = b"x" * 600
@@ -94,41 +94,26 @@ def main() -> None:
     parser.add_argument("--url", help="a PostgreSQL database to use instead of a throwaway one")
     args = parser.parse_args()
 
-    server: ThrowawayServer | None = None
-    if args.url:
-        pg = PostgresServer(args.url)
-        make_db: Callable[[], str] = lambda: args.url  # noqa: E731
-    else:
-        bindir = server_bindir()
-        if bindir is None:
-            sys.exit("no PostgreSQL binaries: run scripts/bootstrap, or give --url")
-        server = ThrowawayServer(bindir, durable=True)
-        pg = PostgresServer(server.start())
-
-        def make_db() -> str:
-            return pg.url(pg.create_database())
-
     results: dict[tuple[str, str], dict[str, float]] = {}
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-state-") as tmp:
-            for mode, turn in (("each", 0), ("turn", args.turn)):
-                path = Path(tmp) / f"state-{mode}.sqlite"
-                results["sqlite", mode] = run_loop(
-                    lambda **kw: SqliteRequestStore.open(path, **kw),  # noqa: B023
-                    args.rows,
-                    turn,
-                )
-                url = make_db()
-                results["postgres", mode] = run_loop(
-                    lambda **kw: PostgresRequestStore.open(url, **kw),  # noqa: B023
-                    args.rows,
-                    turn,
-                )
-                if args.url:
-                    break  # one database given: one mode
-    finally:
-        if server is not None:
-            server.stop()
+    with (
+        bench_databases(args.url) as make_db,
+        tempfile.TemporaryDirectory(prefix="bench-state-") as tmp,
+    ):
+        for mode, turn in (("each", 0), ("turn", args.turn)):
+            path = Path(tmp) / f"state-{mode}.sqlite"
+            results["sqlite", mode] = run_loop(
+                lambda **kw: SqliteRequestStore.open(path, **kw),  # noqa: B023
+                args.rows,
+                turn,
+            )
+            url = make_db()
+            results["postgres", mode] = run_loop(
+                lambda **kw: PostgresRequestStore.open(url, **kw),  # noqa: B023
+                args.rows,
+                turn,
+            )
+            if args.url:
+                break  # one database given: one mode
 
     print(f"{args.rows} requests, one court; group commit every {args.turn} transitions")
     print(f"{'mode':6} {'metric':18} {'sqlite':>10} {'postgres':>10} {'pg/sqlite':>10}")

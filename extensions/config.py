@@ -83,7 +83,7 @@ class SchedulerConfig:
 
     def __post_init__(self) -> None:
         if self.database_url:
-            from .pg_store import is_database_url, redact_url
+            from harvest.dburl import is_database_url, redact_url
 
             if not is_database_url(self.database_url):
                 raise SettingsError(

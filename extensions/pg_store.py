@@ -34,14 +34,14 @@ import logging
 import threading
 import uuid
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
-from psycopg import sql
 from psycopg.pq import TransactionStatus
 
 from harvest.clock import utc_now
+from harvest.dburl import is_database_url, redact_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
+from harvest.postgres import connect, prepare_schema
 
 from .store import (
     NOTICES,
@@ -79,17 +79,10 @@ logger = logging.getLogger(__name__)
 
 #: The schema this code writes (same number as the SQLite store's ``user_version``).
 SCHEMA_VERSION: Final = 3
-#: Versions this code opens: 2 (before generations) is upgraded on a writable open
-#: (:func:`_migrate_2_to_3`) and read as "generation 0 only" on a read-only one.
-_READABLE_VERSIONS: Final = (2, SCHEMA_VERSION)
 #: Seconds a court lease lives without a heartbeat (``HARVEST_LEASE_TTL``).
 DEFAULT_LEASE_TTL: Final = 60.0
-#: Seconds to wait for the server when connecting.
-CONNECT_TIMEOUT: Final = 10
 #: Advisory lock key taken while the schema is created (two workers starting at once).
 _SCHEMA_LOCK: Final = 0x68617276  # "harv"
-
-_SCHEMES = ("postgresql", "postgres")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS harvest_schema (
@@ -309,43 +302,7 @@ class LeaseLost(StateError):
     """The store's court lease expired and was taken over: this crawl must stop writing."""
 
 
-def is_database_url(url: str) -> bool:
-    """Whether ``url`` is a PostgreSQL URL (``postgresql://`` or ``postgres://``)."""
-    return urlsplit(url).scheme in _SCHEMES
-
-
-def redact_url(url: str) -> str:
-    """``url`` with its password (in the user part or a ``password=`` parameter) as ``***``."""
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, _, hostport = netloc.rpartition("@")
-            if ":" in userinfo:
-                userinfo = userinfo.split(":", 1)[0] + ":***"
-            netloc = f"{userinfo}@{hostport}"
-        query = parts.query
-        if query:
-            pairs = parse_qsl(query, keep_blank_values=True)
-            query = urlencode(
-                [(k, "***" if k.lower() == "password" else v) for k, v in pairs], safe="*/"
-            )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:
-        return "(a database URL that cannot be parsed)"
-
-
-def _password(url: str) -> str | None:
-    try:
-        parts = urlsplit(url)
-        if parts.password:
-            return parts.password
-        for k, v in parse_qsl(parts.query):
-            if k.lower() == "password" and v:
-                return v
-    except ValueError:
-        return None
-    return None
+_password = url_password
 
 
 class PostgresRequestStore:
@@ -1154,12 +1111,22 @@ class PostgresRequestStore:
     ) -> PartsCheck:
         """See :meth:`extensions.store.RequestStore.check_parts`.
 
-        The item store's ``(dedupe_key, part)`` pairs (of ``court``, when given) are copied
-        into a temporary table, then one query finds the ``ok`` rows without their part.
+        With ``HARVEST_DATABASE_URL`` the item store is this database's (``parts``,
+        :mod:`pipelines.pg_items`), not a file: ``items_path`` is not read. Its
+        ``(dedupe_key, part)`` pairs (of ``court``, when given) are copied into a temporary
+        table, then one query finds the ``ok`` rows without their part. No item tables yet:
+        ``items`` is ``"missing"`` and every ``ok`` case and tab row is missing its part.
         """
         if reset_run is not None:
             self._check_writable()
-        pairs, items = _read_parts(items_path, court)
+        shared = bool(
+            self._q(
+                "SELECT 1 WHERE to_regclass('harvest_item_schema') IS NOT NULL",
+                (),
+                doing="look for the item store",
+            )
+        )
+        items = "present" if shared else "missing"
         self.commit()
         court_cond = "AND court = %(court)s" if court is not None else ""
         missing_sql = _MISSING_PARTS_SQL.format(court_cond=court_cond)
@@ -1171,11 +1138,12 @@ class PostgresRequestStore:
                     "CREATE TEMPORARY TABLE harvest_parts (dedupe_key TEXT, part TEXT, "
                     "PRIMARY KEY (dedupe_key, part)) ON COMMIT DROP"
                 )
-                with conn.cursor().copy(
-                    "COPY harvest_parts (dedupe_key, part) FROM STDIN"
-                ) as copy:
-                    for pair in pairs:
-                        copy.write_row(pair)
+                if shared:
+                    conn.execute(
+                        "INSERT INTO harvest_parts SELECT dedupe_key, part FROM parts"
+                        + (" WHERE court = %(court)s" if court is not None else ""),
+                        params,
+                    )
                 conn.execute("ANALYZE harvest_parts")
                 conn.execute(
                     f"CREATE TEMPORARY TABLE harvest_missing ON COMMIT DROP AS {missing_sql}",
@@ -1201,7 +1169,7 @@ class PostgresRequestStore:
                     cur.executemany(
                         "UPDATE requests SET status = 'pending', last_event = 'released', "
                         "note = 'was ok, but its part ' || %s || ' of ' || %s || "
-                        "' is missing from items.sqlite: fetched again', updated_at = %s, "
+                        "' is missing from the item store: fetched again', updated_at = %s, "
                         "run_id = %s WHERE id = %s AND status = 'ok'",
                         [(part, key, at, reset_run, rid) for rid, key, part in missing],
                     )
@@ -1377,36 +1345,16 @@ class PostgresRequestStore:
 def _connect(
     url: str, secret: str | None, *, synchronous: str, lock_timeout: float = 30.0
 ) -> psycopg.Connection[Any]:
-    """An autocommit connection (psycopg.connect), errors as :class:`StateError` without the
-    password."""
-    sync = "off" if synchronous.upper() == "NORMAL" else "on"
-    try:
-        conn = psycopg.connect(
-            url,
-            autocommit=True,
-            connect_timeout=CONNECT_TIMEOUT,
-            fallback_application_name="harvest",
-        )
-        try:
-            # set here, not as connection options: those of the URL (search_path...) stay
-            conn.execute(
-                "SELECT set_config('synchronous_commit', %s, false), "
-                "set_config('lock_timeout', %s, false)",
-                (sync, f"{int(lock_timeout * 1000)}ms"),
-            )
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-    except psycopg.Error as exc:
-        text = str(exc).strip()
-        if secret:
-            text = text.replace(secret, "***")
-        raise StateError(
-            f"cannot connect to the request-state database {redact_url(url)}: {text}; check "
-            "that the PostgreSQL server runs and accepts connections from this machine, and the "
-            "user, password and database name in HARVEST_DATABASE_URL"
-        ) from None
+    """An autocommit connection, errors as :class:`StateError` without the password."""
+    return connect(
+        url,
+        what="request-state",
+        error=StateError,
+        session={
+            "synchronous_commit": "off" if synchronous.upper() == "NORMAL" else "on",
+            "lock_timeout": f"{int(lock_timeout * 1000)}ms",
+        },
+    )
 
 
 def _prepare(
@@ -1417,45 +1365,27 @@ def _prepare(
     where = redact_url(url)
     try:
         with conn.transaction():
-            present = conn.execute("SELECT to_regclass('harvest_schema')").fetchone()
-            if present is None or present[0] is None:
-                if readonly:
-                    raise StateError(
-                        f"no request state in {where}: nothing has been crawled into this "
-                        "database yet (check HARVEST_DATABASE_URL)"
-                    )
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                conn.execute(SCHEMA)  # no parameters: sent as a simple query, many statements
-                row = conn.execute("SELECT version FROM harvest_schema").fetchone()
-                if row is None:
-                    conn.execute(
-                        "INSERT INTO harvest_schema (version) VALUES (%s)", (SCHEMA_VERSION,)
-                    )
-            version = _version(conn)
-            if version == 2 and not readonly:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                version = _version(conn)  # another worker may have migrated it meanwhile
-                if version == 2:
-                    _migrate_2_to_3(conn)
-                    version = SCHEMA_VERSION
+            version = prepare_schema(
+                conn,
+                version_table="harvest_schema",
+                version=SCHEMA_VERSION,
+                schema=SCHEMA,
+                lock=(_SCHEMA_LOCK,),
+                columns=_expected_columns,
+                readonly=readonly,
+                nothing_yet=lambda: StateError(
+                    f"no request state in {where}: nothing has been crawled into this "
+                    "database yet (check HARVEST_DATABASE_URL)"
+                ),
+                other_version=lambda found: StateError(
+                    f"{where} has request-state schema version {found}, this code expects "
+                    f"{SCHEMA_VERSION}; use a matching harvest version or another database"
+                ),
+                upgrades={2: _migrate_2_to_3},
+            )
             if version == SCHEMA_VERSION and not readonly:
                 _add_courts_table(conn)
-            if version not in _READABLE_VERSIONS:
-                raise StateError(
-                    f"{where} has request-state schema version {version}, this code expects "
-                    f"{SCHEMA_VERSION}; use a matching harvest version or another database"
-                )
-            for table, cols in _EXPECTED.items():
-                if version < SCHEMA_VERSION:  # read-only on version 2: no generations yet
-                    if table == "generations":
-                        continue
-                    cols = cols.replace(", generation, succeeded_at", "")
-                conn.execute(
-                    sql.SQL("SELECT {} FROM {} LIMIT 0").format(
-                        sql.SQL(cols), sql.Identifier(table)
-                    )
-                )
-            return int(version)
+            return version
     except psycopg.errors.LockNotAvailable as exc:
         raise StateError(
             f"cannot upgrade the request state {where} to schema version {SCHEMA_VERSION}: its "
@@ -1475,9 +1405,15 @@ def _prepare(
         ) from None
 
 
-def _version(conn: psycopg.Connection[Any]) -> int | None:
-    row = conn.execute("SELECT max(version) FROM harvest_schema").fetchone()
-    return None if row is None or row[0] is None else int(row[0])
+def _expected_columns(version: int) -> dict[str, str]:
+    """The columns each table has at ``version`` (read-only on version 2: no generations)."""
+    if version == SCHEMA_VERSION:
+        return dict(_EXPECTED)
+    return {
+        table: cols.replace(", generation, succeeded_at", "")
+        for table, cols in _EXPECTED.items()
+        if table != "generations"
+    }
 
 
 def _add_courts_table(conn: psycopg.Connection[Any]) -> None:
@@ -1520,38 +1456,6 @@ def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
     )
     conn.execute("UPDATE harvest_schema SET version = %s", (SCHEMA_VERSION,))
     logger.info("request state upgraded from schema version 2 to %d (generations)", SCHEMA_VERSION)
-
-
-def _read_parts(items_path: Path, court: str | None) -> tuple[list[tuple[str, str]], str]:
-    """The item store's ``(dedupe_key, part)`` pairs (of ``court``) and what it was."""
-    import sqlite3
-
-    if not items_path.is_file():
-        return [], "missing"
-    try:
-        con = sqlite3.connect(f"{items_path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            has = con.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'parts'"
-            ).fetchone()
-            if not has:
-                return [], "empty"
-            if court is None:
-                rows = con.execute("SELECT dedupe_key, part FROM parts").fetchall()
-            else:
-                rows = con.execute(
-                    "SELECT dedupe_key, part FROM parts WHERE court = ?", (court,)
-                ).fetchall()
-        finally:
-            con.close()
-    except sqlite3.DatabaseError as exc:
-        raise StateError(
-            f"the item store {str(items_path)!r} cannot be read ({exc}); move it aside with its "
-            "-wal/-shm files, e.g. to items.sqlite.bad, and run the crawl again: the request "
-            "state knows which requests produced parts, and every one whose parts are missing "
-            "is fetched again (nothing is lost)"
-        ) from exc
-    return [(str(a), str(b)) for a, b in rows], "present"
 
 
 def _holder(run: RunInfo, run_id: int | None) -> dict[str, Any]:

@@ -21,7 +21,6 @@ Switched off (``NotConfigured``) for a crawl without the harvest state (Scrapy's
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from scrapy.utils.misc import load_object
 from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 
+from harvest.dburl import redact_url
 from harvest.exit_status import (
     ADVICE,
     CHALLENGE_REASON,
@@ -45,7 +45,13 @@ from harvest.workspace import STATE_DB, WorkspaceError, resolve_workspace
 
 from .config import SchedulerConfig
 from .scheduler import HarvestScheduler, court_of, harvests_a_court
-from .state_queries import CourtProgress, connect_readonly, court_progress, error_groups
+from .state_queries import (
+    READ_ERRORS,
+    CourtProgress,
+    connect_readonly,
+    court_progress,
+    error_groups,
+)
 
 if TYPE_CHECKING:
     from typing import Self
@@ -102,7 +108,8 @@ class ProgressReporter:
         self._ended_before: int | None = None
         self._court = ""
         self._courts: list[str] = []
-        self._path: Path | None = None
+        # state.sqlite, or the state database's URL (PostgreSQL)
+        self._path: Path | str | None = None
         self._opened = False
 
     @classmethod
@@ -136,7 +143,7 @@ class ProgressReporter:
         self._opened = True
         try:
             config = SchedulerConfig.from_settings(self.crawler.settings)
-            self._path = resolve_workspace(config.workspace) / STATE_DB
+            self._path = config.database_url or resolve_workspace(config.workspace) / STATE_DB
         except (SettingsError, WorkspaceError):  # the scheduler reported the same already
             self._path = None
         self._started = time.monotonic()
@@ -147,7 +154,7 @@ class ProgressReporter:
             self._loop.start(self.interval, now=False)
 
     def _read(self) -> CourtProgress | None:
-        if self._path is None or not self._path.exists():
+        if self._path is None or (isinstance(self._path, Path) and not self._path.exists()):
             return None
         try:
             conn = connect_readonly(self._path, timeout=5)
@@ -159,8 +166,8 @@ class ProgressReporter:
                     found = court_progress(conn, self._court)
             finally:
                 conn.close()
-        except sqlite3.Error as exc:
-            logger.warning("progress: cannot read %s: %s", self._path, exc)
+        except READ_ERRORS as exc:
+            logger.warning("progress: cannot read %s: %s", self._where(), exc)
             return None
         total = CourtProgress(self._court, 0, 0, 0, 0, 0, 0)
         for p in found:
@@ -174,6 +181,10 @@ class ProgressReporter:
                 total.error + p.error,
             )
         return total
+
+    def _where(self) -> str:
+        """The state as messages name it (a database URL without its password)."""
+        return redact_url(self._path) if isinstance(self._path, str) else str(self._path)
 
     def _ended(self, p: CourtProgress) -> int:
         return max(0, p.ok + p.error - (self._ended_before or 0))
@@ -217,8 +228,8 @@ class ProgressReporter:
                     )
                 finally:
                     conn.close()
-            except sqlite3.Error as exc:
-                logger.warning("summary: cannot read %s: %s", self._path, exc)
+            except READ_ERRORS as exc:
+                logger.warning("summary: cannot read %s: %s", self._where(), exc)
         facts = CrawlFacts(
             close_reason=reason,
             fatal=reason in FATAL_CLOSE_REASONS,

@@ -1,7 +1,9 @@
-"""Read-only questions to ``state.sqlite`` for the progress lines, ``scrapy status`` and its page.
+"""Read-only questions to the request state for the progress lines, ``scrapy status`` and its page.
 
-Every function takes a connection opened by :func:`connect_readonly` (``mode=ro``: safe while a
-crawl writes) and answers from the tables of :mod:`extensions.sqlite_store`. Nothing here writes.
+Every function takes a connection opened by :func:`connect_readonly`: ``state.sqlite``
+(``mode=ro``: safe while a crawl writes), or the PostgreSQL database of ``HARVEST_DATABASE_URL``
+(:mod:`extensions.pg_store`, same tables and columns; read-only transactions). The SQL is
+written once for both (``?`` placeholders, no dialect's own functions). Nothing here writes.
 
 * :func:`court_progress`: cases complete / known and requests by status, per court.
 * :func:`error_groups`: ``error`` rows grouped by reason (URLs and numbers in a reason made
@@ -20,13 +22,20 @@ import re
 import socket
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+import psycopg
+
+from harvest.dburl import is_database_url, redact_url, scrub
 
 __all__ = [
+    "READ_ERRORS",
     "CourtProgress",
     "ErrorGroup",
+    "StateReader",
     "connect_readonly",
     "court_progress",
     "error_groups",
@@ -38,8 +47,53 @@ __all__ = [
 STATE_FILE = "state.sqlite"
 
 
-def connect_readonly(path: Path | str, *, timeout: float = 30.0) -> sqlite3.Connection:
-    """A read-only connection to an existing ``state.sqlite`` (``sqlite3.Error`` if missing)."""
+#: What reading the state may raise (either backend).
+READ_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, psycopg.Error)
+
+
+class _Rows(Protocol):
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class StateReader(Protocol):
+    """What the queries need of a connection (``sqlite3.Connection``, or :class:`_PgReader`)."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> _Rows: ...
+
+    def close(self) -> None: ...
+
+
+class _PgReader:
+    """A read-only PostgreSQL connection that runs the queries' SQL (``?`` -> ``%s``);
+    ``BEGIN`` opens one ``REPEATABLE READ READ ONLY`` snapshot."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            # the driver's message never carries the password out of here
+            raise psycopg.OperationalError(
+                f"cannot connect to {redact_url(url)}: {scrub(str(exc).strip(), url)}"
+            ) from None
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Rows:
+        if sql == "BEGIN":
+            sql = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        return self._conn.execute(sql.replace("?", "%s"), parameters)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def connect_readonly(path: Path | str, *, timeout: float = 30.0) -> StateReader:
+    """A read-only connection to an existing ``state.sqlite`` (``sqlite3.Error`` if missing),
+    or to the database of a ``postgresql://`` URL (``psycopg.Error`` if unreachable)."""
+    if isinstance(path, str) and is_database_url(path):
+        return _PgReader(path)
     p = Path(path)
     if not p.exists():
         raise sqlite3.OperationalError(f"no request state at {str(p)!r}")
@@ -72,7 +126,7 @@ class CourtProgress:
         return {**dataclasses.asdict(self), "waiting": self.waiting, "total": self.total}
 
 
-def court_progress(conn: sqlite3.Connection, court: str | None = None) -> list[CourtProgress]:
+def court_progress(conn: StateReader, court: str | None = None) -> list[CourtProgress]:
     """Per court (or only ``court``): a case is *known* once its detail request is a row and
     *complete* when its detail and every tab request of it are ``ok``."""
     where, params = ("WHERE court = ?", (court,)) if court else ("", ())
@@ -86,9 +140,11 @@ def court_progress(conn: sqlite3.Connection, court: str | None = None) -> list[C
     g_where = "WHERE group_key IS NOT NULL" + (" AND court = ?" if court else "")
     for c, known, complete in conn.execute(
         "SELECT court, count(*), sum(done) FROM ("
-        "SELECT court, group_key, sum(kind = 'case') AS has_case, "
-        "sum(status != 'ok') = 0 AND sum(kind = 'case') > 0 AS done "
-        f"FROM requests {g_where} GROUP BY court, group_key) WHERE has_case > 0 GROUP BY court",
+        "SELECT court, group_key, sum(CASE WHEN kind = 'case' THEN 1 ELSE 0 END) AS has_case, "
+        "CASE WHEN sum(CASE WHEN status <> 'ok' THEN 1 ELSE 0 END) = 0 "
+        "AND sum(CASE WHEN kind = 'case' THEN 1 ELSE 0 END) > 0 THEN 1 ELSE 0 END AS done "
+        f"FROM requests {g_where} GROUP BY court, group_key) AS g WHERE has_case > 0 "
+        "GROUP BY court",
         params,
     ):
         cases[c] = (int(known), int(complete or 0))
@@ -147,22 +203,26 @@ def reason_group(reason: str | None) -> str:
 
 
 def error_groups(
-    conn: sqlite3.Connection, court: str | None = None, *, limit: int | None = None
+    conn: StateReader, court: str | None = None, *, limit: int | None = None
 ) -> list[ErrorGroup]:
     """``error`` rows by reason group, most frequent first (ties by reason)."""
     where = "WHERE status = 'error'" + (" AND court = ?" if court else "")
     params = (court,) if court else ()
     merged: dict[str, dict[str, Any]] = {}
-    for reason, n, url, courts, kinds in conn.execute(
-        "SELECT last_error, count(*), min(url), group_concat(DISTINCT court), "
-        f"group_concat(DISTINCT kind) FROM requests {where} GROUP BY last_error",
+    for reason, n, url, court_id, kind in conn.execute(
+        "SELECT last_error, count(*), min(url), court, kind "
+        f"FROM requests {where} GROUP BY last_error, court, kind ORDER BY last_error",
         params,
     ):
         key = reason_group(reason)
-        g = merged.setdefault(key, {"count": 0, "url": url, "courts": set(), "kinds": set()})
+        g = merged.setdefault(
+            key, {"count": 0, "url": url, "first": reason, "courts": set(), "kinds": set()}
+        )
         g["count"] += int(n)
-        g["courts"].update((courts or "").split(","))
-        g["kinds"].update((kinds or "").split(","))
+        if reason == g["first"]:  # the example: the first reason's smallest URL
+            g["url"] = min(g["url"], url)
+        g["courts"].add(court_id)
+        g["kinds"].add(kind)
     groups = [
         ErrorGroup(
             reason=k,
@@ -211,12 +271,28 @@ def run_liveness(run: dict[str, Any], workspace: Path) -> str:
     return "dead"
 
 
+def lease_liveness(conn: StateReader, runs: list[dict[str, Any]]) -> dict[int, str]:
+    """On PostgreSQL, the state of each run from the court leases (any host): ``ended``,
+    ``live`` (its lease is unexpired: it heartbeats) or ``dead`` (no lease, or expired: the
+    next crawl of the court takes over)."""
+    live = {
+        int(run_id)
+        for (run_id,) in conn.execute(
+            "SELECT run_id FROM court_leases WHERE run_id IS NOT NULL AND expires_at > now()"
+        )
+    }
+    return {
+        int(r["id"]): "ended" if r.get("ended_at") else "live" if r["id"] in live else "dead"
+        for r in runs
+    }
+
+
 def _parse_at(at: str) -> datetime:
     return datetime.fromisoformat(at).astimezone(UTC)
 
 
 def progress_timeline(
-    conn: sqlite3.Connection, court: str | None = None, *, points: int = 60
+    conn: StateReader, court: str | None = None, *, points: int = 60
 ) -> dict[str, list[tuple[str, int]]]:
     """Per court, the cumulative number of requests ``ok`` over time (at most ``points``
     samples, from the ``events`` table: each ``ok`` transition, latest state per request)."""
@@ -229,9 +305,7 @@ def progress_timeline(
     return _cumulative(rows, points)
 
 
-def throughput_timeline(
-    conn: sqlite3.Connection, *, points: int = 60
-) -> list[tuple[str, int, float]]:
+def throughput_timeline(conn: StateReader, *, points: int = 60) -> list[tuple[str, int, float]]:
     """HTTP exchanges per bucket of time, from ``url_log``: ``(bucket start, exchanges,
     exchanges per minute)``, at most ``points`` buckets between the first and last exchange."""
     ats = [r[0] for r in conn.execute("SELECT at FROM url_log ORDER BY id")]

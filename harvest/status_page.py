@@ -21,6 +21,7 @@ from extensions.state_queries import (
     connect_readonly,
     court_progress,
     error_groups,
+    lease_liveness,
     progress_timeline,
     run_liveness,
     throughput_timeline,
@@ -58,9 +59,10 @@ class StatusExtra:
 
 
 def gather(
-    state: Path, *, court: str | None, limit: int, runs: list[dict[str, Any]]
+    state: Path | str, *, court: str | None, limit: int, runs: list[dict[str, Any]]
 ) -> StatusExtra:
-    """Read the extra parts of the status from ``state`` (read-only)."""
+    """Read the extra parts of the status from ``state`` (read-only): ``state.sqlite``, or
+    the ``postgresql://`` URL of the state database (run liveness from its court leases)."""
     conn = connect_readonly(state)
     try:
         conn.execute("BEGIN")  # one snapshot
@@ -68,11 +70,14 @@ def gather(
         groups = error_groups(conn, court)
         progress = progress_timeline(conn, court)
         throughput = throughput_timeline(conn)
+        leases = lease_liveness(conn, runs) if isinstance(state, str) else None
         conn.execute("COMMIT")
     finally:
         conn.close()
     for r in runs:
-        r["state"] = run_liveness(r, state.parent)
+        r["state"] = (
+            leases[int(r["id"])] if leases is not None else run_liveness(r, Path(state).parent)
+        )
     return StatusExtra(
         courts=courts,
         error_groups=groups[: max(limit, 1)],

@@ -13,7 +13,7 @@ Stats: ``harvest/items/created``, ``harvest/items/updated``, ``harvest/items/unc
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -21,6 +21,7 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.defer import deferred_from_coro
 
+from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.workspace import (
     ITEMS_DB,
     WORKSPACE_ENV,
@@ -28,7 +29,7 @@ from harvest.workspace import (
     ensure_workspace,
     resolve_workspace,
 )
-from pipelines.store import InvalidPart, ItemStore, ItemStoreError
+from pipelines.store import InvalidPart, ItemStore, ItemStoreError, open_item_store
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -51,6 +52,8 @@ class DedupeConfig:
 
     enabled: bool
     workspace: Path
+    #: ``HARVEST_DATABASE_URL``: the item store is that PostgreSQL database (never in a repr)
+    database_url: str | None = field(default=None, repr=False)
 
     @property
     def store_path(self) -> Path:
@@ -69,7 +72,11 @@ class DedupeConfig:
         raw = settings.get(WORKSPACE_ENV)
         if raw is not None and not isinstance(raw, str | Path):
             raise WorkspaceError(f"{WORKSPACE_ENV}={raw!r} is not a path")
-        return cls(enabled=enabled, workspace=resolve_workspace(raw))
+        return cls(
+            enabled=enabled,
+            workspace=resolve_workspace(raw),
+            database_url=database_url(settings.get(DATABASE_URL_ENV)),
+        )
 
 
 class DedupePipeline:
@@ -105,10 +112,10 @@ class DedupePipeline:
         if spider is not None and not getattr(spider, "court_id", None):
             return
         ensure_workspace(self.config.workspace)
-        self._store = ItemStore.open(self.config.store_path)
+        self._store = open_item_store(self.config.workspace, database_url=self.config.database_url)
         logger.info(
             "Item store %s: %d cases (%d complete), %d parts",
-            self.config.store_path,
+            self._store.location,
             self._store.count_documents(),
             self._store.count_documents(complete_only=True),
             self._store.count_parts(),

@@ -1,8 +1,10 @@
-"""The workspace item store (``<workspace>/items.sqlite``): case parts and merged documents.
+"""The item store (``<workspace>/items.sqlite``): case parts and merged documents.
 
-Owns the SQLite file, the upsert of one part on ``(dedupe_key, part)``, completeness of a case and
-the merged case document (docs/contracts.md, Items). Imports nothing from Scrapy: ``ship.py`` and
-``scrapy export`` read documents through :class:`ItemStore` too.
+Owns the upsert of one part on ``(dedupe_key, part)``, completeness of a case and the merged case
+document (docs/contracts.md, Items), on SQLite here and on PostgreSQL through the backend hooks
+:class:`pipelines.pg_items.PostgresItemStore` replaces (``HARVEST_DATABASE_URL``,
+docs/postgres.md). Every caller opens the store with :func:`open_item_store`. Imports nothing
+from Scrapy: ``ship.py`` and ``scrapy export`` read documents through :class:`ItemStore` too.
 
 Files written (an implementation detail; only this module reads them):
 
@@ -36,7 +38,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NotRequired, Self, TypedDict
+from typing import Any, ClassVar, NotRequired, Protocol, Self, TypedDict
 from urllib.parse import quote
 
 from harvest.canonical import (
@@ -53,7 +55,7 @@ from harvest.identity import (
     validate_court_id,
 )
 from harvest.items import CASE_PART, TAB_PART_PREFIX
-from harvest.workspace import private_file, secure_sqlite_files
+from harvest.workspace import ITEMS_DB, private_file, secure_sqlite_files
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -68,6 +70,7 @@ __all__ = [
     "ValidPart",
     "merge_document",
     "missing_tab_slugs",
+    "open_item_store",
     "validate_part",
 ]
 
@@ -369,15 +372,47 @@ def missing_tab_slugs(case: Any, tabs: dict[str, Any]) -> list[str]:
     ]
 
 
+class _Rows(Protocol):
+    """What a backend's ``execute`` returns (an sqlite3 or a psycopg cursor)."""
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+def open_item_store(
+    workspace: Path, *, database_url: str | None, readonly: bool = False
+) -> ItemStore:
+    """The item store every caller opens: ``<workspace>/items.sqlite``, or the PostgreSQL
+    database of ``database_url`` (``HARVEST_DATABASE_URL``, see :func:`harvest.dburl.database_url`)
+    when it is set. Raises :class:`ItemStoreError` as :meth:`ItemStore.open` does."""
+    if database_url:
+        from pipelines.pg_items import PostgresItemStore
+
+        return PostgresItemStore.connect(database_url, readonly=readonly)
+    return ItemStore.open(Path(workspace) / ITEMS_DB, readonly=readonly)
+
+
 class ItemStore:
-    """``items.sqlite``: upsert parts, read merged case documents. One instance per process.
+    """The item store: upsert parts, read merged case documents. One instance per process.
+
+    This class owns the contract: validation, the upsert of a part, the merge, the content hash,
+    the versions and completeness, in SQL written once (``?`` placeholders, portable between
+    SQLite and PostgreSQL). It stores in ``items.sqlite``; :class:`pipelines.pg_items.
+    PostgresItemStore` overrides only the backend hooks (connection, schema, transactions,
+    per-case lock, snapshot reads, error messages). Open through :func:`open_item_store`.
 
     Not thread-safe (one connection). Readers (``readonly=True``) may run while a crawl writes:
     each :meth:`iter_documents` sees one consistent snapshot.
     """
 
+    #: The driver's errors a backend hook or query may raise (turned into ItemStoreError).
+    _db_errors: ClassVar[tuple[type[Exception], ...]] = (sqlite3.DatabaseError,)
+
     def __init__(self, path: Path, conn: sqlite3.Connection, *, readonly: bool) -> None:
         self.path = path
+        #: How messages name the store: its file, or the database URL without its password.
+        self.location = str(path)
         self.readonly = readonly
         self._conn = conn
         self._part_versions = True  # parts.schema_version exists (schema 2)
@@ -499,10 +534,26 @@ class ItemStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- writing -------------------------------------------------------------------------------
+    # -- backend hooks (SQLite here; PostgresItemStore overrides them) -------------------------
+
+    def _execute(self, sql: str, params: Iterable[Any] = ()) -> _Rows:
+        """Run one statement (``?`` placeholders) on the store's connection."""
+        return self._conn.execute(sql, tuple(params))
 
     @contextmanager
-    def _write(self) -> Iterator[None]:
+    def _snapshot(self) -> Iterator[None]:
+        """Reads inside see one snapshot (SQLite: each statement already does)."""
+        yield
+
+    def _stream(self, sql: str, params: Iterable[Any]) -> Iterator[Any]:
+        """The rows of a long query, fetched as they are consumed (memory stays flat)."""
+        return self._conn.execute(sql, tuple(params))  # the cursor streams
+
+    @contextmanager
+    def _write(self, case_key: str | None = None) -> Iterator[None]:
+        """One committed write transaction. SQLite: ``BEGIN IMMEDIATE`` takes the database's
+        write lock, so writers of every case are serialised and ``case_key`` needs no lock of
+        its own."""
         try:
             self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as exc:
@@ -518,7 +569,7 @@ class ItemStore:
             self._conn.execute("ROLLBACK")
             raise self._error("cannot commit", exc) from exc
 
-    def _error(self, what: str, exc: sqlite3.Error) -> ItemStoreError:
+    def _error(self, what: str, exc: Exception) -> ItemStoreError:
         if "full" in str(exc).lower():
             return ItemStoreError(
                 f"item store {str(self.path)!r}: {what}: {exc}: the disk holding the workspace "
@@ -549,19 +600,18 @@ class ItemStore:
         :class:`ItemStoreError` when the database fails (nothing written either).
         """
         if self.readonly:
-            raise ItemStoreError(f"item store {str(self.path)!r} was opened read-only")
+            raise ItemStoreError(f"item store {self.location!r} was opened read-only")
         valid = validate_part(court=court, case_number=case_number, part=part, data=data)
-        now = utc_now()
-        conn = self._conn
-        with self._write():
+        with self._write(valid.dedupe_key):
+            now = utc_now()  # after the case's lock: later than its last writer's time
             try:
-                row = conn.execute(
+                row = self._execute(
                     "SELECT part_hash, schema_version, last_changed FROM parts"
                     " WHERE dedupe_key = ? AND part = ?",
                     (valid.dedupe_key, valid.part),
                 ).fetchone()
                 if row is None:
-                    conn.execute(
+                    self._execute(
                         "INSERT INTO parts (dedupe_key, part, court, source_id, case_number_raw,"
                         " data_json, part_hash, schema_version, url, fetched_at, first_seen,"
                         " last_changed, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -583,7 +633,7 @@ class ItemStore:
                     )
                     result = UpsertResult.CREATED
                 elif row[0] == valid.part_hash and row[1] == ITEM_SCHEMA_VERSION:
-                    conn.execute(
+                    self._execute(
                         "UPDATE parts SET case_number_raw = ?, url = ?, fetched_at = ?,"
                         " last_seen = ? WHERE dedupe_key = ? AND part = ?",
                         (
@@ -599,7 +649,7 @@ class ItemStore:
                 else:
                     # new data, or the same data parsed again in a newer item format
                     changed = _later_than(row[2], now)
-                    conn.execute(
+                    self._execute(
                         "UPDATE parts SET case_number_raw = ?, data_json = ?, part_hash = ?,"
                         " schema_version = ?, url = ?, fetched_at = ?, last_changed = ?,"
                         " last_seen = ? WHERE dedupe_key = ? AND part = ?",
@@ -619,14 +669,14 @@ class ItemStore:
                     result = UpsertResult.UPDATED
                 if result is not UpsertResult.UNCHANGED:
                     self._refresh_case(valid, now)
-            except sqlite3.DatabaseError as exc:
+            except self._db_errors as exc:
                 raise self._error("cannot write a part", exc) from exc
         return result
 
     def _refresh_case(self, valid: ValidPart, now: str) -> None:
         # updated_at is the document's version (iter_documents(versions=True)): strictly
         # increasing per key, also for two changes within one millisecond.
-        row = self._conn.execute(
+        row = self._execute(
             "SELECT updated_at FROM cases WHERE dedupe_key = ?", (valid.dedupe_key,)
         ).fetchone()
         if row is not None:
@@ -640,7 +690,7 @@ class ItemStore:
             schema_version=version,
         )
         missing = missing_tab_slugs(document["case"], document["tabs"])
-        self._conn.execute(
+        self._execute(
             "INSERT INTO cases (dedupe_key, court, source_id, has_case, complete, missing_tabs,"
             " content_hash, first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (dedupe_key) DO UPDATE SET has_case = excluded.has_case,"
@@ -665,7 +715,7 @@ class ItemStore:
 
     def _parts_of(self, dedupe_key: str) -> tuple[list[tuple[str, Any]], int]:
         """The ``(part, data)`` pairs of one key and the oldest item format among them."""
-        rows = self._conn.execute(
+        rows = self._execute(
             f"SELECT part, data_json, {self._version_column()} FROM parts WHERE dedupe_key = ?"
             " ORDER BY part",
             (dedupe_key,),
@@ -698,26 +748,27 @@ class ItemStore:
             + " ORDER BY c.dedupe_key, p.part"
         )
         try:
-            cursor = self._conn.execute(sql, params)
-            for key, grouped in itertools.groupby(cursor, key=lambda row: row[0]):
-                rows = list(grouped)  # the parts of one case only
-                document = merge_document(
-                    dedupe_key=key,
-                    source_type=source_type(rows[0][1]),
-                    source_id=rows[0][2],
-                    parts=((row[3], json.loads(row[4])) for row in rows),
-                    schema_version=min(row[6] for row in rows),
-                )
-                if versions:
-                    document["version"] = _version_of(rows[0][5])
-                yield document
-        except sqlite3.DatabaseError as exc:
+            with self._snapshot():
+                rows = self._stream(sql, params)
+                for key, grouped in itertools.groupby(rows, key=lambda row: row[0]):
+                    case = list(grouped)  # the parts of one case only
+                    document = merge_document(
+                        dedupe_key=key,
+                        source_type=source_type(case[0][1]),
+                        source_id=case[0][2],
+                        parts=((row[3], json.loads(row[4])) for row in case),
+                        schema_version=min(row[6] for row in case),
+                    )
+                    if versions:
+                        document["version"] = _version_of(case[0][5])
+                    yield document
+        except self._db_errors as exc:
             raise self._error("cannot read documents", exc) from exc
 
     def get_document(self, dedupe_key: str) -> ShippedDocument | None:
         """The merged document of one dedupe key, complete or not; ``None`` if no part exists."""
         try:
-            row = self._conn.execute(
+            row = self._execute(
                 "SELECT court, source_id FROM cases WHERE dedupe_key = ?", (dedupe_key,)
             ).fetchone()
             if row is None:
@@ -730,34 +781,49 @@ class ItemStore:
                 parts=parts,
                 schema_version=version,
             )
-        except sqlite3.DatabaseError as exc:
+        except self._db_errors as exc:
             raise self._error("cannot read a document", exc) from exc
 
     def count_documents(self, *, complete_only: bool = False) -> int:
         """How many cases have at least one part (``complete_only``: how many are complete)."""
         sql = "SELECT count(*) FROM cases" + (" WHERE complete = 1" if complete_only else "")
         try:
-            return int(self._conn.execute(sql).fetchone()[0])
-        except sqlite3.DatabaseError as exc:
+            return int(self._execute(sql).fetchone()[0])
+        except self._db_errors as exc:
             raise self._error("cannot count documents", exc) from exc
+
+    def changes_since(self, since: str, *, court: str) -> tuple[int, int]:
+        """For a refresh that started at ``since`` (:mod:`harvest.clock` text): how many of the
+        court's documents stored before it changed after it (their version moved), and how many
+        were first stored after it."""
+        try:
+            row = self._execute(
+                "SELECT coalesce(sum(CASE WHEN first_seen < ? AND updated_at >= ? THEN 1 ELSE 0"
+                " END), 0), coalesce(sum(CASE WHEN first_seen >= ? THEN 1 ELSE 0 END), 0)"
+                " FROM cases WHERE court = ?",
+                (since, since, since, court),
+            ).fetchone()
+        except self._db_errors as exc:
+            raise self._error("cannot count changed documents", exc) from exc
+        return int(row[0]), int(row[1])
 
     def count_parts(self) -> int:
         """How many part rows the store holds."""
         try:
-            return int(self._conn.execute("SELECT count(*) FROM parts").fetchone()[0])
-        except sqlite3.DatabaseError as exc:
+            return int(self._execute("SELECT count(*) FROM parts").fetchone()[0])
+        except self._db_errors as exc:
             raise self._error("cannot count parts", exc) from exc
 
     def get_part(self, dedupe_key: str, part: str) -> PartRecord | None:
         """One stored part with its hash and timestamps, or ``None``."""
         try:
-            row = self._conn.execute(
+            row = self._execute(
                 "SELECT dedupe_key, part, court, source_id, case_number_raw, data_json, part_hash,"
                 " url, fetched_at, first_seen, last_changed, last_seen"
                 " FROM parts WHERE dedupe_key = ? AND part = ?",
                 (dedupe_key, part),
             ).fetchone()
-        except sqlite3.DatabaseError as exc:
+        except self._db_errors as exc:
             raise self._error("cannot read a part", exc) from exc
         if row is None:
             return None
@@ -768,10 +834,10 @@ class ItemStore:
     def missing_tabs(self, dedupe_key: str) -> list[str] | None:
         """The available tabs a case still waits for (``None``: no such case, or no case part)."""
         try:
-            row = self._conn.execute(
+            row = self._execute(
                 "SELECT has_case, missing_tabs FROM cases WHERE dedupe_key = ?", (dedupe_key,)
             ).fetchone()
-        except sqlite3.DatabaseError as exc:
+        except self._db_errors as exc:
             raise self._error("cannot read a case", exc) from exc
         if row is None or not row[0]:
             return None

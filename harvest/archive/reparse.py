@@ -37,7 +37,14 @@ from harvest.items import CasePart
 from harvest.parts import parts_of_page
 from harvest.sipp import page_error
 from harvest.workspace import ITEMS_DB
-from pipelines.store import InvalidPart, ItemStore, UpsertResult, validate_part
+from pipelines.store import (
+    InvalidPart,
+    ItemStore,
+    ItemStoreError,
+    UpsertResult,
+    open_item_store,
+    validate_part,
+)
 
 __all__ = ["KINDS", "CourtBeingCrawled", "Failure", "ReparseReport", "reparse"]
 
@@ -137,7 +144,7 @@ class CourtBeingCrawled(ArchiveError):
 _LOCK_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def _lock_courts(workspace: Path, courts: list[str]) -> list[HolderLock]:
+def _lock_courts(workspace: Path, courts: list[str]) -> list[Callable[[], None]]:
     """Take the crawl lock of every court to reparse, so that no crawl of it runs meanwhile (a
     crawl could store a newer page's parts that the reparse of an older one then overwrites)."""
     held: list[HolderLock] = []
@@ -163,7 +170,37 @@ def _lock_courts(workspace: Path, courts: list[str]) -> list[HolderLock]:
         for lock in held:
             lock.release()
         raise
-    return held
+    return [lock.release for lock in held]
+
+
+def _lease_courts(database_url: str, courts: list[str]) -> list[Callable[[], None]]:
+    """On PostgreSQL the crawl lock is the court's lease in the request state (any machine):
+    take it for every court to reparse (one store each, its heartbeat keeping the lease)."""
+    from extensions.pg_store import PostgresRequestStore
+    from extensions.store import CrawlLocked, RunInfo, StateError
+
+    stores: list[PostgresRequestStore] = []
+    try:
+        for court in courts:
+            store = PostgresRequestStore.open(database_url)
+            stores.append(store)
+            run = RunInfo(court, "reparse", os.getpid(), socket.gethostname(), None, utc_now())
+            try:
+                store.acquire_crawl_lock(run)
+            except CrawlLocked as exc:
+                raise CourtBeingCrawled(
+                    f"court {court!r} is being crawled ({exc}); reparse it once that crawl "
+                    "ends, or leave it out with --court"
+                ) from None
+    except StateError as exc:
+        for store in stores:
+            store.close()
+        raise ArchiveError(f"cannot take the courts' crawl leases: {exc}") from None
+    except BaseException:
+        for store in stores:
+            store.close()
+        raise
+    return [store.close for store in stores]
 
 
 def reparse(
@@ -177,6 +214,7 @@ def reparse(
     take_crawl_lock: bool = True,
     progress: Progress | None = None,
     progress_every: float = 5.0,
+    database_url: str | None = None,
 ) -> ReparseReport:
     """Re-parse the archived pages of ``workspace`` into its item store (see the module doc).
 
@@ -185,7 +223,8 @@ def reparse(
     found done without their parts). ``take_crawl_lock=False`` is for a caller that holds the
     court's crawl lock itself (the crawl, at its start); otherwise the reparse takes it.
     Raises :class:`harvest.archive.store.ArchiveError` without an archive index, and
-    :class:`pipelines.store.ItemStoreError` when the item store fails.
+    :class:`pipelines.store.ItemStoreError` when the item store fails. ``database_url``
+    (``HARVEST_DATABASE_URL``): the item store is that PostgreSQL database's.
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -199,15 +238,20 @@ def reparse(
         entries = [e for e in entries if e.key in wanted]
     store_path = workspace / ITEMS_DB
     store: ItemStore | None = None
-    locks: list[HolderLock] = []
+    locks: list[Callable[[], None]] = []  # what releases each court's crawl lock
     last = started
     try:
         if not dry_run:
             if take_crawl_lock:
-                locks = _lock_courts(workspace, sorted({e.court for e in entries}))
-            store = ItemStore.open(store_path)
-        elif store_path.exists():
-            store = ItemStore.open(store_path, readonly=True)
+                courts = sorted({e.court for e in entries})
+                locks = (
+                    _lease_courts(database_url, courts)
+                    if database_url
+                    else _lock_courts(workspace, courts)
+                )
+            store = open_item_store(workspace, database_url=database_url)
+        elif database_url or store_path.exists():
+            store = _existing_store(workspace, database_url)
         for done, entry in enumerate(entries, 1):
             report.pages += 1
             try:
@@ -226,10 +270,20 @@ def reparse(
     finally:
         if store is not None:
             store.close()
-        for lock in locks:
-            lock.release()
+        for release in locks:
+            release()
     report.seconds = time.monotonic() - started
     return report
+
+
+def _existing_store(workspace: Path, database_url: str | None) -> ItemStore | None:
+    """The item store read-only, or ``None`` when nothing was harvested into it yet."""
+    try:
+        return open_item_store(workspace, database_url=database_url, readonly=True)
+    except ItemStoreError:
+        if database_url:
+            return None  # no item tables in the database yet: every part would be created
+        raise
 
 
 def _store(store: ItemStore | None, part: CasePart, *, dry_run: bool) -> UpsertResult:

@@ -18,9 +18,10 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from harvest.canonical import canonical_json
+from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.identity import IdentityError, validate_court_id
-from harvest.workspace import ITEMS_DB, WORKSPACE_ENV, WorkspaceError, resolve_workspace
-from pipelines.store import ItemStore, ItemStoreError
+from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
+from pipelines.store import ItemStoreError, open_item_store
 
 if TYPE_CHECKING:
     import argparse
@@ -83,8 +84,11 @@ class Command(ScrapyCommand):
             except IdentityError as exc:
                 raise UsageError(f"--court: {exc}", print_help=False) from exc
         try:
-            store_path = resolve_workspace(self.settings.get(WORKSPACE_ENV)) / ITEMS_DB
-            store = ItemStore.open(store_path, readonly=True)
+            store = open_item_store(
+                resolve_workspace(self.settings.get(WORKSPACE_ENV)),
+                database_url=database_url(self.settings.get(DATABASE_URL_ENV)),
+                readonly=True,
+            )
         except (WorkspaceError, ItemStoreError) as exc:
             self._fail(str(exc))
             return
@@ -116,7 +120,7 @@ class Command(ScrapyCommand):
             store.close()
         sys.stderr.write(
             f"exported {count} {'complete ' if opts.complete_only else ''}case documents"
-            f"{f' of court {court}' if court else ''} from {store_path} to {target}\n"
+            f"{f' of court {court}' if court else ''} from {store.location} to {target}\n"
         )
 
     def _fail(self, message: str) -> None:

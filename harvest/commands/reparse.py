@@ -16,6 +16,7 @@ from scrapy.exceptions import UsageError
 
 from harvest.archive.reparse import KINDS, format_progress, reparse
 from harvest.archive.store import ArchiveError
+from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from pipelines.store import ItemStoreError
 
@@ -71,6 +72,7 @@ class Command(ScrapyCommand):
                 tab=opts.tab,
                 dry_run=opts.dry_run,
                 progress=progress,
+                database_url=database_url(self.settings.get(DATABASE_URL_ENV)),
             )
         except (WorkspaceError, ArchiveError, ItemStoreError) as exc:
             sys.stderr.write(f"scrapy reparse: {exc}\n")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -20,6 +19,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
+from extensions.state_queries import READ_ERRORS
 from extensions.store import NOTICES, RequestStore, StateError, Status, StatusReport
 from harvest.clock import utc_now
 from harvest.refresh.planner import RefreshConfig
@@ -33,6 +33,7 @@ from harvest.workspace import (
     open_private,
     resolve_workspace,
 )
+from pipelines.store import ItemStoreError, open_item_store
 
 if TYPE_CHECKING:
     import argparse
@@ -98,7 +99,8 @@ class Command(ScrapyCommand):
         if opts.limit < 0:
             raise UsageError(f"--limit must be 0 or more, got {opts.limit}", print_help=False)
         try:
-            store = SchedulerConfig.from_settings(self.settings).open_store(readonly=True)
+            config = SchedulerConfig.from_settings(self.settings)
+            store = config.open_store(readonly=True)
         except (WorkspaceError, StateError, SettingsError) as exc:
             sys.stderr.write(f"scrapy status: {exc}\n")
             self.exitcode = 1
@@ -111,7 +113,7 @@ class Command(ScrapyCommand):
                 if opts.no_parts_check
                 else cross_check(store, self.settings, opts.court)
             )
-            refresh = refreshes(store, self.settings, opts.court)
+            refresh = refreshes(store, self.settings, opts.court, config.database_url)
         except SettingsError as exc:
             sys.stderr.write(f"scrapy status: {exc}\n")
             self.exitcode = 1
@@ -119,8 +121,10 @@ class Command(ScrapyCommand):
         finally:
             store.close()
         try:
-            extra = gather(Path(path), court=opts.court, limit=opts.limit, runs=report.runs)
-        except sqlite3.Error as exc:
+            # the state database's URL (PostgreSQL), else state.sqlite
+            state = config.database_url or Path(path)
+            extra = gather(state, court=opts.court, limit=opts.limit, runs=report.runs)
+        except READ_ERRORS as exc:
             sys.stderr.write(f"scrapy status: cannot read {path}: {exc}\n")
             self.exitcode = 1
             return
@@ -234,15 +238,23 @@ def cross_check(store: RequestStore, settings: BaseSettings, court: str | None) 
     return {"missing": check.missing, "items": check.items, "sample": check.sample}
 
 
-def refreshes(store: RequestStore, settings: BaseSettings, court: str | None) -> list[Any]:
+def refreshes(
+    store: RequestStore, settings: BaseSettings, court: str | None, database_url: str | None
+) -> list[Any]:
     """Per court: the last generation, cases due now, refreshed and changed in it
     (harvest/refresh/report.py); ``[]`` for a state without generations."""
     config = RefreshConfig.from_settings(settings.get, utc_today=utc_today())
     try:
-        items = resolve_workspace(settings.get(WORKSPACE_ENV) or "") / ITEMS_DB
+        workspace = resolve_workspace(settings.get(WORKSPACE_ENV) or "")
     except WorkspaceError:
         return []
-    return refresh_report(store, items, config, court=court)
+    try:
+        items = open_item_store(workspace, database_url=database_url, readonly=True)
+    except ItemStoreError:
+        # nothing stored yet (the crawl's cross-check line says more when it is damaged)
+        return refresh_report(store, None, config, court=court)
+    with items:
+        return refresh_report(store, items, config, court=court)
 
 
 def format_refresh(refresh: list[dict[str, Any]]) -> str:

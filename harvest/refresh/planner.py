@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,11 +34,15 @@ from harvest.canonical import canonical_json
 from harvest.refresh.policy import DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS, case_facts, due
 from harvest.settings_error import SettingsError
 from harvest.sipp.case_part import LIST_ROW_KEYS
+from harvest.workspace import ITEMS_DB
+from pipelines.store import open_item_store
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from extensions.store import Generation, RowState
 
-__all__ = ["RefreshConfig", "RefreshPlanner", "list_row_of", "policy_inputs"]
+__all__ = ["RefreshConfig", "RefreshPlanner", "court_documents", "list_row_of", "policy_inputs"]
 
 logger = logging.getLogger(__name__)
 
@@ -235,3 +239,14 @@ class RefreshPlanner:
             self._count("pages_for_due")
             return True
         return False
+
+
+def court_documents(workspace: Path, database_url: str | None, court: str) -> Iterator[Any]:
+    """The court's stored documents, as the planner reads them (``documents`` of
+    :meth:`RefreshPlanner.load`): the item store of the workspace, or of ``database_url``
+    (PostgreSQL); none when nothing was stored yet. Raises
+    :class:`pipelines.store.ItemStoreError` when the store cannot be read."""
+    if not database_url and not (workspace / ITEMS_DB).is_file():
+        return
+    with open_item_store(workspace, database_url=database_url, readonly=True) as stored:
+        yield from stored.iter_documents(complete_only=False, court=court)

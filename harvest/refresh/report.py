@@ -9,17 +9,13 @@
   changed in it (their ``content_hash`` moved: the item store's document time is after the
   generation's start), and ``new``: documents first stored in it.
 
-Read-only: the request state through the store, the item store through a ``mode=ro``
-connection.
+Read-only: the request state through the request store, the documents through the item store
+(either backend), both opened by the caller.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harvest.refresh.planner import RefreshConfig, policy_inputs
@@ -27,14 +23,20 @@ from harvest.refresh.policy import case_facts, due
 
 if TYPE_CHECKING:
     from extensions.store import Generation, RequestStore
+    from pipelines.store import ItemStore
 
 __all__ = ["refresh_report", "utc_today"]
 
 
 def refresh_report(
-    store: RequestStore, items: Path, config: RefreshConfig, *, court: str | None = None
+    store: RequestStore,
+    items: ItemStore | None,
+    config: RefreshConfig,
+    *,
+    court: str | None = None,
 ) -> list[dict[str, Any]]:
-    """One entry per court with generations (see the module docstring), by court."""
+    """One entry per court with generations (see the module docstring), by court;
+    ``items`` ``None``: nothing stored yet."""
     by_court: dict[str, list[Generation]] = {}
     for g in store.generations(court):
         by_court.setdefault(g.court, []).append(g)
@@ -44,7 +46,8 @@ def refresh_report(
         rows = store.row_states(name, "case")
         inputs = policy_inputs(gens, rows)
         due_now = 0
-        for doc in _documents(items, name):
+        documents = items.iter_documents(complete_only=False, court=name) if items else ()
+        for doc in documents:
             if doc["case"] is None:
                 continue
             last_fetch = inputs.get(doc["source_id"], (None, None))[1]
@@ -52,7 +55,7 @@ def refresh_report(
             if due(facts, config.today, min_days=config.min_days, max_days=config.max_days).due:
                 due_now += 1
         refreshed = sum(1 for r in rows if r.generation == last.number and r.status == "ok")
-        changed, new = _changes(items, name, last.started_at)
+        changed, new = items.changes_since(last.started_at, court=name) if items else (0, 0)
         out.append(
             {
                 "court": name,
@@ -66,57 +69,6 @@ def refresh_report(
             }
         )
     return out
-
-
-def _connect(items: Path) -> sqlite3.Connection | None:
-    if not items.is_file():
-        return None
-    return sqlite3.connect(f"{items.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
-
-
-def _documents(items: Path, court: str) -> Iterator[dict[str, Any]]:
-    """The court's documents as ``{"source_id", "case", "tabs"}`` (only what the policy
-    reads: the case part and the tabs it looks at)."""
-    conn = _connect(items)
-    if conn is None:
-        return
-    wanted = ("case", "tab:jadwal_sidang", "tab:riwayat_perkara", "tab:putusan", "tab:banding",
-              "tab:kasasi", "tab:pk")  # fmt: skip
-    try:
-        current: dict[str, Any] | None = None
-        for source_id, part, data in conn.execute(
-            f"SELECT source_id, part, data_json FROM parts WHERE court = ? AND part IN "
-            f"({','.join('?' * len(wanted))}) ORDER BY dedupe_key, part",
-            (court, *wanted),
-        ):
-            if current is None or current["source_id"] != source_id:
-                if current is not None:
-                    yield current
-                current = {"source_id": source_id, "case": None, "tabs": {}}
-            if part == "case":
-                current["case"] = json.loads(data)
-            else:
-                current["tabs"][part[4:]] = json.loads(data)
-        if current is not None:
-            yield current
-    finally:
-        conn.close()
-
-
-def _changes(items: Path, court: str, since: str) -> tuple[int, int]:
-    """(documents stored before ``since`` whose content changed after it, documents new since)."""
-    conn = _connect(items)
-    if conn is None:
-        return 0, 0
-    try:
-        row = conn.execute(
-            "SELECT coalesce(sum(first_seen < ? AND updated_at >= ?), 0), "
-            "coalesce(sum(first_seen >= ?), 0) FROM cases WHERE court = ?",
-            (since, since, since, court),
-        ).fetchone()
-    finally:
-        conn.close()
-    return int(row[0]), int(row[1])
 
 
 def utc_today() -> dt.date:

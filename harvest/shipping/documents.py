@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from harvest.canonical import NotCanonicalisable, document_hash
+from harvest.dburl import database_url
 from harvest.shipping.errors import ConfigError
-from harvest.workspace import ITEMS_DB, WORKSPACE_ENV
-from pipelines.store import ItemStore, ItemStoreError, ShippedDocument
+from harvest.workspace import WORKSPACE_ENV
+from pipelines.store import ItemStoreError, ShippedDocument, open_item_store
 
 __all__ = ["document_problems", "encode", "idempotency_key", "open_documents"]
 
@@ -69,14 +70,17 @@ def idempotency_key(key: str, content_hash: str) -> str:
 def open_documents(
     workspace: Path, *, include_partial: bool
 ) -> tuple[Iterator[ShippedDocument], int, Callable[[], None]]:
-    """The workspace's documents (streamed, with versions), how many, and the store's close."""
+    """The workspace's documents (streamed, with versions), how many, and the store's close.
+
+    The item store is ``items.sqlite`` in ``workspace``, or the PostgreSQL database of
+    ``HARVEST_DATABASE_URL`` when that variable is set (the ship-log stays in ``workspace``)."""
     if not workspace.is_dir():
         raise ConfigError(
             f"workspace {str(workspace)!r} does not exist; run a crawl first or point "
             f"--workspace / {WORKSPACE_ENV} at it"
         )
     try:
-        store = ItemStore.open(workspace / ITEMS_DB, readonly=True)
+        store = open_item_store(workspace, database_url=database_url(), readonly=True)
         total = store.count_documents(complete_only=not include_partial)
     except ItemStoreError as exc:
         raise ConfigError(str(exc)) from exc

@@ -23,6 +23,7 @@ from extensions.store import StateError
 from harvest import identity
 from harvest.clock import utc_now
 from harvest.courts import REGISTERED, CourtEntry, read_courts
+from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.exit_status import BAD_LISTING
 from harvest.items import CasePart, RowProblem
 from harvest.meta import (
@@ -42,12 +43,12 @@ from harvest.meta import (
 from harvest.parse_report import parsed
 from harvest.parts import build_case_part, build_tab_part, case_context, tab_context
 from harvest.refresh.planner import STAT as REFRESH_STAT
-from harvest.refresh.planner import RefreshConfig, RefreshPlanner
+from harvest.refresh.planner import RefreshConfig, RefreshPlanner, court_documents
 from harvest.sipp import ListRow, parse_list_page
 from harvest.spider_args import ALL_CASES, MULTI_ARGUMENTS, SippArgs, SpiderArgumentError
 from harvest.validation import raise_for_page_error
-from harvest.workspace import ITEMS_DB, resolve_workspace
-from pipelines.store import ItemStore, ItemStoreError
+from harvest.workspace import resolve_workspace
+from pipelines.store import ItemStoreError
 
 if TYPE_CHECKING:
     from typing import Self
@@ -245,21 +246,15 @@ class SippSpider(Spider):
         court.generation = generation
         if generation.number == 0 or generation.policy not in ("due", "all"):
             return
-        items = resolve_workspace(self.settings.get("HARVEST_WORKSPACE")) / ITEMS_DB
-
-        def documents() -> Iterator[Any]:
-            if not items.is_file():
-                return
-            with ItemStore.open(items, readonly=True) as stored:
-                yield from stored.iter_documents(complete_only=False, court=court.court_id)
-
+        workspace = resolve_workspace(self.settings.get("HARVEST_WORKSPACE"))
+        url = database_url(self.settings.get(DATABASE_URL_ENV))
         try:
             court.planner = RefreshPlanner.load(
                 court=court.court_id,
                 generation=generation,
                 generations=store.generations(court.court_id),
                 case_rows=store.row_states(court.court_id, "case"),
-                documents=documents,
+                documents=lambda: court_documents(workspace, url, court.court_id),
                 config=self.refresh_config,
             )
         except ItemStoreError as exc:

@@ -110,8 +110,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ingest_api: cannot bind {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
         return 1
     host, port = sock.getsockname()[:2]
-    print(f"ingest_api listening on http://{host}:{port}", flush=True)
-    serve(config, sock, access_log=args.access_log)
+    # announced once the database and its tables exist: a client (a test reading the
+    # server's rows) may use both as soon as it reads this line
+    serve(
+        config,
+        sock,
+        access_log=args.access_log,
+        ready=lambda: print(f"ingest_api listening on http://{host}:{port}", flush=True),
+    )
     return 0
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -46,10 +47,20 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(config: ServerConfig, sock: socket.socket, *, access_log: bool = False) -> None:
-    """Run until SIGINT/SIGTERM."""
+def serve(
+    config: ServerConfig,
+    sock: socket.socket,
+    *,
+    access_log: bool = False,
+    ready: Callable[[], None] | None = None,
+) -> None:
+    """Run until SIGINT/SIGTERM. ``ready`` is called once the app (and its database, tables
+    created) exists, before the first connection is accepted: what announces the server."""
+    app = create_app(config)
+    if ready is not None:
+        ready()
     uv_config = uvicorn.Config(
-        create_app(config),
+        app,
         http=TransportExposingH11Protocol,
         lifespan="off",
         log_level="info" if access_log else "warning",

@@ -14,7 +14,7 @@ from extensions.memory_store import MemoryRequestStore
 from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SqliteRequestStore
 from extensions.store import NewRequest, RunInfo, StateError, Status
-from pipelines.store import ItemStore, ItemStoreError
+from pipelines.store import ItemStore, ItemStoreError, open_item_store
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
     crawl,
@@ -63,8 +63,11 @@ def _fill(store: SqliteRequestStore | MemoryRequestStore) -> dict[str, int]:
     return ids
 
 
-def _items(path: Path) -> Path:
-    with ItemStore.open(path) as items:
+def _items(path: Path, store: object = None) -> Path:
+    """Two parts of N1 in the item store beside ``store``: ``path``, or for the PostgreSQL
+    request store its own database (the item store is the database's there)."""
+    url = store._url if isinstance(store, PostgresRequestStore) else None
+    with open_item_store(path.parent, database_url=url) as items:
         items.upsert_part(
             court="pn-a",
             case_number=N1,
@@ -89,7 +92,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path):
 
 def test_ok_rows_whose_parts_are_missing_are_found_and_sent_back(store, tmp_path: Path) -> None:
     _fill(store)
-    items = _items(tmp_path / "items.sqlite")
+    items = _items(tmp_path / "items.sqlite", store)
     check = store.check_parts(items, court="pn-a")
     assert check.items == "present"
     assert check.sample == [
@@ -104,6 +107,7 @@ def test_ok_rows_whose_parts_are_missing_are_found_and_sent_back(store, tmp_path
     assert store.count(court="pn-a", status=Status.OK) == 3
     assert store.count(court="pn-a", status=Status.PENDING) == 3
     assert store.check_parts(items, court="pn-a").missing == 0
+    assert store.check_parts(items).missing == 0  # every court (pn-b: its case is pending)
 
 
 def test_a_lost_item_store_sends_back_every_ok_case_and_tab(store, tmp_path: Path) -> None:

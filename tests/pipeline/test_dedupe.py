@@ -15,7 +15,8 @@ from scrapy.utils.test import get_crawler
 
 from harvest.items import CasePart
 from pipelines.dedupe import DedupeConfig, DedupePipeline
-from pipelines.store import ItemStore, ItemStoreError
+from pipelines.store import ItemStoreError
+from tests.support.item_backends import ItemBackend
 from tests.support.items import case_data
 from tests.support.paths import REPO
 
@@ -30,8 +31,17 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def pipeline(workspace: Path) -> Iterator[DedupePipeline]:
-    crawler = get_crawler(settings_dict={"HARVEST_WORKSPACE": str(workspace)})
+def items(backend: ItemBackend, workspace: Path) -> ItemBackend:
+    """The item store the pipeline writes: in ``workspace``, or in the PostgreSQL database."""
+    return ItemBackend(backend.name, workspace, backend.database_url)
+
+
+@pytest.fixture
+def pipeline(items: ItemBackend) -> Iterator[DedupePipeline]:
+    settings = {"HARVEST_WORKSPACE": str(items.workspace)}
+    if items.database_url:
+        settings["HARVEST_DATABASE_URL"] = items.database_url
+    crawler = get_crawler(settings_dict=settings)
     pipe = DedupePipeline.from_crawler(crawler)
     pipe.open_spider()
     yield pipe
@@ -47,7 +57,7 @@ def stats_of(pipe: DedupePipeline) -> dict[str, int]:
 
 
 def test_the_same_part_three_times_counts_created_once_and_unchanged_twice(
-    pipeline: DedupePipeline, workspace: Path
+    pipeline: DedupePipeline, items: ItemBackend
 ) -> None:
     item = CasePart(
         court=COURT,
@@ -61,7 +71,7 @@ def test_the_same_part_three_times_counts_created_once_and_unchanged_twice(
 
     assert returned == [item, item, item]
     assert stats_of(pipeline) == {"harvest/items/created": 1, "harvest/items/unchanged": 2}
-    with ItemStore.open(workspace / "items.sqlite", readonly=True) as store:
+    with items.open(readonly=True) as store:
         assert store.count_parts() == 1
         record = store.get_part(KEY, "case")
         assert record is not None
@@ -69,14 +79,14 @@ def test_the_same_part_three_times_counts_created_once_and_unchanged_twice(
 
 
 def test_changed_parts_count_as_updated_and_dicts_work_like_items(
-    pipeline: DedupePipeline, workspace: Path
+    pipeline: DedupePipeline, items: ItemBackend
 ) -> None:
     base = {"court": COURT, "nomor_perkara": NUMBER, "part": "tab:pihak"}
     pipeline.process_item({**base, "data": [{"nama": "Siti"}]})
     pipeline.process_item({**base, "nomor_perkara": f" {NUMBER} ", "data": [{"nama": "Sita"}]})
 
     assert stats_of(pipeline) == {"harvest/items/created": 1, "harvest/items/updated": 1}
-    with ItemStore.open(workspace / "items.sqlite", readonly=True) as store:
+    with items.open(readonly=True) as store:
         document = store.get_document(KEY)
     assert document is not None
     assert document["tabs"] == {"pihak": [{"nama": "Sita"}]}
@@ -93,7 +103,7 @@ def test_changed_parts_count_as_updated_and_dicts_work_like_items(
     ],
 )
 def test_bad_parts_are_dropped_with_a_clear_message_and_a_stat(
-    pipeline: DedupePipeline, workspace: Path, fields: dict[str, object], reason: str
+    pipeline: DedupePipeline, items: ItemBackend, fields: dict[str, object], reason: str
 ) -> None:
     item = {"court": COURT, "nomor_perkara": NUMBER, "part": "tab:pihak", "data": [], **fields}
 
@@ -104,7 +114,7 @@ def test_bad_parts_are_dropped_with_a_clear_message_and_a_stat(
     assert message.startswith(f"bad case part dropped ({reason}): ")
     assert f"part={item['part']!r}" in message
     assert stats_of(pipeline) == {f"harvest/items/dropped/{reason}": 1}
-    with ItemStore.open(workspace / "items.sqlite", readonly=True) as store:
+    with items.open(readonly=True) as store:
         assert store.count_parts() == 0
 
 
@@ -115,12 +125,17 @@ def test_an_item_without_the_fields_is_dropped(pipeline: DedupePipeline) -> None
 
 
 def test_workspace_is_created_private_with_a_private_store(
-    pipeline: DedupePipeline, workspace: Path
+    pipeline: DedupePipeline, items: ItemBackend, workspace: Path
 ) -> None:
     pipeline.process_item(
         CasePart(court=COURT, nomor_perkara=NUMBER, part="tab:pihak", data=[{"nama": "A"}])
     )
     assert stat.S_IMODE(workspace.stat().st_mode) == 0o700
+    files = sorted(path.name for path in workspace.iterdir())
+    # the workspace is made either way (logs, archive, ship-log); the items are in it or not
+    assert files == (
+        ["items.sqlite", "items.sqlite-shm", "items.sqlite-wal"] if items.name == "sqlite" else []
+    )
     for path in workspace.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
 

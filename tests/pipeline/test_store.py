@@ -20,6 +20,7 @@ from pipelines.store import (
     ItemStoreError,
     UpsertResult,
 )
+from tests.support.item_backends import ItemBackend
 from tests.support.items import case_data
 from tests.support.paths import PY, REPO
 
@@ -46,7 +47,7 @@ def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
 
 
 def test_same_part_three_times_is_one_row_created_then_unchanged_twice(
-    store: ItemStore, store_path: Path
+    store: ItemStore, backend: ItemBackend
 ) -> None:
     data = case_data(NUMBER, {"pihak": True})
     results = [
@@ -55,8 +56,8 @@ def test_same_part_three_times_is_one_row_created_then_unchanged_twice(
     ]
 
     assert results == [UpsertResult.CREATED, UpsertResult.UNCHANGED, UpsertResult.UNCHANGED]
-    assert rows(store_path, "SELECT dedupe_key, part FROM parts") == [(KEY, "case")]
-    assert rows(store_path, "SELECT dedupe_key FROM cases") == [(KEY,)]
+    assert backend.rows("SELECT dedupe_key, part FROM parts") == [(KEY, "case")]
+    assert backend.rows("SELECT dedupe_key FROM cases") == [(KEY,)]
     assert store.count_parts() == 1
 
 
@@ -161,10 +162,10 @@ def test_whitespace_variants_of_one_case_number_are_one_key(store: ItemStore) ->
     assert record.case_number_raw == "12/Pid.B/2024/PN\tJkt.Pst"  # the raw text of the last write
 
 
-def test_parts_survive_close_and_reopen(store_path: Path) -> None:
-    with ItemStore.open(store_path) as store:
+def test_parts_survive_close_and_reopen(backend: ItemBackend) -> None:
+    with backend.open() as store:
         store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[1])
-    with ItemStore.open(store_path) as store:
+    with backend.open() as store:
         assert store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[1]) is (
             UpsertResult.UNCHANGED
         )
@@ -175,8 +176,9 @@ CRASHING_WRITER = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from pipelines.store import ItemStore
-    store = ItemStore.open(Path(sys.argv[1]))
+    from pipelines.store import open_item_store
+    url = sys.argv[1] if sys.argv[1].startswith("postgresql://") else None
+    store = open_item_store(Path(sys.argv[1]), database_url=url)
     for i in range(50):
         tabs = [{"slug": "pihak", "label": "Pihak", "available": True}]
         store.upsert_part(court="pa-x", case_number=f"{i}/Pdt.G/2024/PA X", part="case",
@@ -189,9 +191,9 @@ CRASHING_WRITER = textwrap.dedent(
 )
 
 
-def test_crash_after_item_write_then_rerun_leaves_no_duplicate(store_path: Path) -> None:
+def test_crash_after_item_write_then_rerun_leaves_no_duplicate(backend: ItemBackend) -> None:
     crashed = subprocess.run(
-        [sys.executable, "-c", CRASHING_WRITER, str(store_path)],
+        [sys.executable, "-c", CRASHING_WRITER, backend.target],
         check=False,
         cwd=REPO,
         capture_output=True,
@@ -201,7 +203,7 @@ def test_crash_after_item_write_then_rerun_leaves_no_duplicate(store_path: Path)
     assert crashed.returncode == -9, crashed.stderr
 
     # The re-run: the same requests run again and yield the same parts.
-    with ItemStore.open(store_path) as store:
+    with backend.open() as store:
         assert store.count_parts() == 100  # durable without close()
         results = []
         for i in range(50):
@@ -221,7 +223,7 @@ def test_crash_after_item_write_then_rerun_leaves_no_duplicate(store_path: Path)
         assert store.count_parts() == 100
         assert store.count_documents() == 50
         assert store.count_documents(complete_only=True) == 50
-    assert rows(store_path, "SELECT count(*), count(DISTINCT dedupe_key || part) FROM parts") == [
+    assert backend.rows("SELECT count(*), count(DISTINCT dedupe_key || part) FROM parts") == [
         (100, 100)
     ]
 
@@ -282,7 +284,9 @@ def test_tabs_before_their_case_part_make_a_partial_document_with_case_null(
     assert store.count_documents(complete_only=True) == 1
 
 
-def test_merged_document_is_exactly_the_design_document(store: ItemStore) -> None:
+def test_merged_document_is_exactly_the_design_document(
+    store: ItemStore, backend: ItemBackend
+) -> None:
     case = case_data(NUMBER, {"pihak": True, "riwayat_perkara": True, "we_kppu": False})
     pihak = {"penggugat": [{"nama": "Siti"}], "tergugat": [{"nama": "Budi"}]}
     riwayat = [{"tanggal": "2024-01-02", "tahapan": "Pendaftaran"}]
@@ -309,7 +313,7 @@ def test_merged_document_is_exactly_the_design_document(store: ItemStore) -> Non
     }
     assert store.get_document(KEY) == expected
     assert list(store.iter_documents()) == [expected]
-    stored_hash = rows(store.path, "SELECT content_hash FROM cases")
+    stored_hash = backend.rows("SELECT content_hash FROM cases")
     assert stored_hash == [(expected["content_hash"],)]
 
 
@@ -328,13 +332,13 @@ def test_documents_stream_in_key_order_filtered_by_court(store: ItemStore) -> No
     assert store.get_document("sipp.pa-a:404/X") is None
 
 
-def test_a_reader_sees_one_snapshot_while_a_writer_goes_on(store_path: Path) -> None:
-    with ItemStore.open(store_path) as writer:
+def test_a_reader_sees_one_snapshot_while_a_writer_goes_on(backend: ItemBackend) -> None:
+    with backend.open() as writer:
         for number in ("1/A", "2/A"):
             writer.upsert_part(
                 court="pa-a", case_number=number, part="case", data=case_data(number, {})
             )
-        with ItemStore.open(store_path, readonly=True) as reader:
+        with backend.open(readonly=True) as reader:
             documents = reader.iter_documents()
             first = next(documents)
             writer.upsert_part(
@@ -343,6 +347,26 @@ def test_a_reader_sees_one_snapshot_while_a_writer_goes_on(store_path: Path) -> 
             rest = list(documents)
             assert [d["source_id"] for d in [first, *rest]] == ["1/A", "2/A"]
             assert reader.count_documents() == 3  # a new read sees the new case
+
+
+def test_a_reading_left_unfinished_when_the_store_closes_goes_quietly(
+    backend: ItemBackend,
+) -> None:
+    """``ship.py`` stops reading mid-way (an answer that ends the run) and closes the store:
+    the abandoned iteration is collected later without an error (pytest turns any "exception
+    ignored" into a failure)."""
+    import gc
+
+    store = backend.open()
+    for number in ("1/A", "2/A", "3/A"):
+        store.upsert_part(
+            court="pa-a", case_number=number, part="case", data=case_data(number, {})
+        )
+    documents = store.iter_documents()
+    assert next(documents)["source_id"] == "1/A"
+    store.close()
+    del documents
+    gc.collect()
 
 
 # --- bad input -------------------------------------------------------------------------------
@@ -374,15 +398,15 @@ def test_a_reader_sees_one_snapshot_while_a_writer_goes_on(store_path: Path) -> 
     ],
 )
 def test_bad_parts_are_refused_with_a_reason_and_nothing_is_written(
-    store: ItemStore, store_path: Path, court, number, part, data, reason
+    store: ItemStore, backend: ItemBackend, court, number, part, data, reason
 ) -> None:
     with pytest.raises(InvalidPart) as caught:
         store.upsert_part(court=court, case_number=number, part=part, data=data)
 
     assert caught.value.reason == reason
     assert str(caught.value)  # says what is wrong
-    assert rows(store_path, "SELECT count(*) FROM parts") == [(0,)]
-    assert rows(store_path, "SELECT count(*) FROM cases") == [(0,)]
+    assert backend.rows("SELECT count(*) FROM parts") == [(0,)]
+    assert backend.rows("SELECT count(*) FROM cases") == [(0,)]
 
 
 def test_a_bad_part_leaves_the_stored_version_of_that_part_intact(store: ItemStore) -> None:
@@ -446,10 +470,10 @@ def test_readonly_open_of_a_missing_store_says_nothing_was_harvested(tmp_path: P
     assert not missing.exists()
 
 
-def test_a_readonly_store_refuses_writes(store_path: Path) -> None:
-    ItemStore.open(store_path).close()
+def test_a_readonly_store_refuses_writes(backend: ItemBackend) -> None:
+    backend.open().close()
     with (
-        ItemStore.open(store_path, readonly=True) as store,
+        backend.open(readonly=True) as store,
         pytest.raises(ItemStoreError, match="read-only"),
     ):
         store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[])
@@ -468,16 +492,14 @@ def test_the_store_module_imports_nothing_from_scrapy() -> None:
 
 
 def test_a_part_of_an_older_format_stored_again_unchanged_is_updated_to_the_new_format(
-    store: ItemStore,
+    store: ItemStore, backend: ItemBackend
 ) -> None:
     case = case_data(NUMBER, {"pihak": True})
     pihak = [{"nama": "Siti"}]
     store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=case)
     store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=pihak)
-    con = sqlite3.connect(store.path)
-    with con:  # as a store of the previous release left it
-        con.execute("UPDATE parts SET schema_version = 1 WHERE part = 'tab:pihak'")
-    con.close()
+    # as a store of the previous release left it
+    backend.rows("UPDATE parts SET schema_version = 1 WHERE part = 'tab:pihak' RETURNING 1")
     old = store.get_document(KEY)
     assert old is not None
     assert old["schema_version"] == 1  # the oldest format among its parts
@@ -494,7 +516,7 @@ def test_a_part_of_an_older_format_stored_again_unchanged_is_updated_to_the_new_
     assert new["content_hash"] == sha256_of(
         {"schema_version": 2, "complete": True, "case": case, "tabs": {"pihak": pihak}}
     )
-    assert rows(store.path, "SELECT content_hash FROM cases") == [(new["content_hash"],)]
+    assert backend.rows("SELECT content_hash FROM cases") == [(new["content_hash"],)]
     assert (
         store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=pihak)
         is UpsertResult.UNCHANGED
@@ -502,8 +524,9 @@ def test_a_part_of_an_older_format_stored_again_unchanged_is_updated_to_the_new_
 
 
 def test_a_schema_1_item_store_is_read_as_format_1_and_upgraded_on_write(
-    store: ItemStore, store_path: Path
+    sqlite_store: ItemStore, store_path: Path
 ) -> None:
+    store = sqlite_store
     case = case_data(NUMBER, {"pihak": True})
     store.upsert_part(court=COURT, case_number=NUMBER, part="case", data=case)
     store.upsert_part(court=COURT, case_number=NUMBER, part="tab:pihak", data=[])

@@ -10,6 +10,7 @@ export reads ``items.sqlite``, which stays in the workspace.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from extensions.scheduler import HarvestScheduler
 from reference.sipp_site.court import TODAY
 from reference.sipp_site.testing import running_replica
 from tests.refresh.test_scheduler_generations import RefreshSpider, fetch_all, list_page
-from tests.support.harvest_run import crawl, exported, mismatches, truth_by_key
+from tests.support.harvest_run import crawl, exported, mismatches, scrapy_command, truth_by_key
 from tests.support.postgres import pg_database, pg_server  # noqa: F401  (fixtures)
 from tests.support.scheduler import StatsStub
 
@@ -157,8 +158,10 @@ def test_a_due_refresh_on_postgres_fetches_exactly_the_new_cases(tmp_path: Path,
         old_truth = truth_by_key(before.truth_path(tmp_path))
     assert first.returncode == 0, first.stderr[-3000:]
     assert f"state {redact_url(url)}" in first.stderr
-    assert len(exported(ws)) == CASES
+    assert len(exported(ws, "-s", f"HARVEST_DATABASE_URL={url}")) == CASES
+    # the state and the items are in the database, not in the workspace
     assert not (ws / "state.sqlite").exists()
+    assert not (ws / "items.sqlite").exists()
 
     with running_replica(
         cases=CASES, seed=SEED, court_id=COURT, extra_args=["--registered", "25"]
@@ -187,7 +190,16 @@ def test_a_due_refresh_on_postgres_fetches_exactly_the_new_cases(tmp_path: Path,
     assert len(new_keys) == 25
     assert keys_of_generation(url, "case", 1) == {f"case|{COURT}|{n}" for n in new_keys}
     assert keys_of_generation(url, "list", 1) == {f"list|{COURT}|all|{p}" for p in (1, 2, 3)}
-    assert mismatches(exported(ws), truth) == {}
+    assert mismatches(exported(ws, "-s", f"HARVEST_DATABASE_URL={url}"), truth) == {}
+    # scrapy status reads the generations and the documents from the database too
+    status = scrapy_command(
+        "status", ws, "--json", "-s", f"HARVEST_DATABASE_URL={url}",
+        "-s", f"HARVEST_REFRESH_TODAY={TODAY.isoformat()}",
+    )  # fmt: skip
+    assert status.returncode == 0, status.stderr[-2000:]
+    [entry] = json.loads(status.stdout)["refresh"]
+    assert (entry["last"]["generation"], entry["last"]["policy"]) == (1, "due")
+    assert (entry["refreshed"], entry["new"], entry["changed"], entry["due_now"]) == (25, 25, 0, 0)
     day = TODAY.isoformat()
     assert generations(url) == [(0, "initial", day, True), (1, "due", day, True)]
     # the renewed list page kept its history: enqueued in 0, renewed in 1

@@ -12,10 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import signal
-import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +22,14 @@ from reference.sipp_site.court import TODAY
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
     crawl,
-    crawl_command,
     exported,
     mismatches,
     scrapy_command,
-    start,
     state_query,
     truth_by_key,
 )
 from tests.support.ingest import FAST, run_ship, start_server
+from tests.support.refresh import kill_a_due_refresh
 
 COURT = "pn-replika"
 SEED = 23
@@ -198,20 +193,6 @@ def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchan
         assert status_refresh(ws, later)["due_now"] == 0
 
 
-def ok_cases_of_generation(workspace: Path, generation: int) -> int:
-    try:
-        return int(
-            state_query(
-                workspace,
-                "SELECT count(*) FROM requests WHERE kind = 'case' AND generation = ? "
-                "AND status = 'ok'",
-                (generation,),
-            )[0][0]
-        )
-    except sqlite3.Error:  # the state is being written, or not there yet: ask again
-        return 0
-
-
 def test_kill_9_three_times_during_a_refresh_then_a_plain_crawl_finishes_it(
     tmp_path: Path,
 ) -> None:
@@ -224,32 +205,9 @@ def test_kill_9_three_times_during_a_refresh_then_a_plain_crawl_finishes_it(
         cases=CASES, seed=SEED, court_id=COURT, extra_args=["--registered", "50"]
     ) as after:
         truth = truth_by_key(after.write_truth(tmp_path / "truth.jsonl"))
-        ok_before: dict[int, str] = {}
-        for kill, threshold in enumerate((8, 20, 32)):
-            # the refresh is asked for once; the runs after a kill are plain crawls
-            args = {"refresh": "due"} if kill == 0 else {}
-            cmd = crawl_command(after.url, COURT, ws, spider_args=args, settings=slow)
-            proc = start(cmd, tmp_path / f"killed-{kill}.log")
-            deadline = time.monotonic() + 120
-            while (
-                time.monotonic() < deadline
-                and proc.poll() is None
-                and ok_cases_of_generation(ws, 1) < threshold
-            ):
-                time.sleep(0.05)
-            assert proc.poll() is None, f"run {kill} ended before it could be killed"
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-            assert state_query(
-                ws, "SELECT generation FROM generations WHERE finished_at IS NULL"
-            ) == [(1,)]
-            ok_before.update(
-                (int(rid), str(at))
-                for rid, at in state_query(
-                    ws,
-                    "SELECT id, succeeded_at FROM requests WHERE generation = 1 AND status = 'ok'",
-                )
-            )
+        ok_before = kill_a_due_refresh(
+            after.url, COURT, ws, thresholds=(8, 20, 32), settings=slow, logs=tmp_path
+        )
         # a plain crawl (no -a refresh) resumes the unfinished refresh
         resumed = crawl(after.url, COURT, ws, settings=PINNED)
         assert resumed.returncode == 0, resumed.stderr[-3000:]

@@ -463,7 +463,7 @@ def test_the_parts_reset_is_an_audit_event_naming_the_part(
 ) -> None:
     store = opened(url)
     ids = _fill(store)
-    items = _items(tmp_path / "items.sqlite")
+    items = _items(tmp_path / "items.sqlite", store)  # in the database: the path is not read
     everywhere = store.check_parts(items)  # every court at once: pn-b's case is not ok yet
     assert (everywhere.missing, everywhere.items) == (2, "present")
     assert everywhere.sample == [
@@ -481,13 +481,13 @@ def test_the_parts_reset_is_an_audit_event_naming_the_part(
             ids[f"tab|pn-a|{N1}|jadwal_sidang"],
             (
                 f"was ok, but its part tab:jadwal_sidang of sipp.pn-a:{N1} is missing from "
-                "items.sqlite: fetched again"
+                "the item store: fetched again"
             ),
         ),
         (
             ids[f"case|pn-a|{N2}"],
             (
-                f"was ok, but its part case of sipp.pn-a:{N2} is missing from items.sqlite: "
+                f"was ok, but its part case of sipp.pn-a:{N2} is missing from the item store: "
                 "fetched again"
             ),
         ),
@@ -498,11 +498,17 @@ def test_the_parts_reset_is_an_audit_event_naming_the_part(
 def test_a_damaged_item_store_changes_nothing_in_the_database(
     url: str, opened, tmp_path: Path
 ) -> None:
+    """The item store is the database's: a file at the items path is not read; an item store
+    whose ``parts`` table is gone fails the check, and no request changes."""
     store = opened(url)
     _fill(store)
     bad = tmp_path / "items.sqlite"
     bad.write_bytes(b"not a database at all\n" * 200)
-    with pytest.raises(StateError, match=r"move it aside with its -wal/-shm files"):
+    _items(bad, store)
+    assert store.check_parts(bad, court="pn-a").missing == 2
+    with psycopg.connect(url) as conn:
+        conn.execute("DROP TABLE parts")
+    with pytest.raises(StateError, match=r"cross-check the request state with the item store"):
         store.check_parts(bad, court="pn-a", reset_run=1)
     assert store.count(court="pn-a", status=Status.OK) == 5
 
@@ -521,8 +527,9 @@ def test_a_crawl_with_its_state_on_postgres_harvests_the_court(url: str, tmp_pat
         truth = truth_by_key(replica.truth_path(tmp_path))
         done = crawl(replica.url, court, ws, settings={"HARVEST_DATABASE_URL": url})
     assert done.returncode == 0, done.stderr[-3000:]
-    assert mismatches(exported(ws), truth) == {}
+    assert mismatches(exported(ws, "-s", f"HARVEST_DATABASE_URL={url}"), truth) == {}
     assert not (ws / "state.sqlite").exists()
+    assert not (ws / "items.sqlite").exists()  # the items are in the database too
     assert f"state {redact_url(url)}" in done.stderr
     assert _password(url) not in done.stderr
     with psycopg.connect(url) as conn:

@@ -31,7 +31,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -180,6 +180,25 @@ class ThrowawayServer:
         with contextlib.suppress(Exception):
             self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def bench_databases(url: str | None) -> Iterator[Callable[[], str]]:
+    """For a benchmark: a maker of database URLs. With ``url`` (a database the benchmark may
+    fill), that one each time; else a new database on a throwaway server **with fsync on**,
+    stopped at the end. Exits when there are neither binaries nor ``url``."""
+    if url:
+        yield lambda: url
+        return
+    bindir = server_bindir()
+    if bindir is None:
+        raise SystemExit("no PostgreSQL binaries: run scripts/bootstrap, or give --url")
+    server = ThrowawayServer(bindir, durable=True)
+    try:
+        pg = PostgresServer(server.start())
+        yield lambda: pg.url(pg.create_database())
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,71 @@
+"""Refresh runs for tests: a due refresh killed with SIGKILL at chosen moments (issue 14)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tests.support.harvest_run import crawl_command, start, state_query
+
+
+def ok_cases_of_generation(workspace: Path, generation: int) -> int:
+    """Case requests of ``generation`` that ended ``ok`` (0 while the state is not readable)."""
+    try:
+        return int(
+            state_query(
+                workspace,
+                "SELECT count(*) FROM requests WHERE kind = 'case' AND generation = ? "
+                "AND status = 'ok'",
+                (generation,),
+            )[0][0]
+        )
+    except sqlite3.Error:  # the state is being written, or not there yet: ask again
+        return 0
+
+
+def kill_a_due_refresh(
+    url: str,
+    court: str,
+    workspace: Path,
+    *,
+    thresholds: Sequence[int],
+    settings: dict[str, str],
+    logs: Path,
+) -> dict[int, str]:
+    """Start ``-a refresh=due`` (generation 1), then plain crawls, each killed with SIGKILL once
+    generation 1 has ``thresholds[i]`` ok cases; after each kill the generation is unfinished.
+
+    Returns ``{request id: succeeded_at}`` of every row ``ok`` in generation 1 before the
+    last kill (a resumed crawl must not fetch them again: their time stays).
+    """
+    ok_before: dict[int, str] = {}
+    for kill, threshold in enumerate(thresholds):
+        # the refresh is asked for once; the runs after a kill are plain crawls
+        args = {"refresh": "due"} if kill == 0 else {}
+        cmd = crawl_command(url, court, workspace, spider_args=args, settings=settings)
+        proc = start(cmd, logs / f"killed-{kill}.log")
+        deadline = time.monotonic() + 120
+        while (
+            time.monotonic() < deadline
+            and proc.poll() is None
+            and ok_cases_of_generation(workspace, 1) < threshold
+        ):
+            time.sleep(0.05)
+        assert proc.poll() is None, f"run {kill} ended before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert state_query(
+            workspace, "SELECT generation FROM generations WHERE finished_at IS NULL"
+        ) == [(1,)]
+        ok_before.update(
+            (int(rid), str(at))
+            for rid, at in state_query(
+                workspace,
+                "SELECT id, succeeded_at FROM requests WHERE generation = 1 AND status = 'ok'",
+            )
+        )
+    return ok_before
