@@ -1,7 +1,8 @@
 """Workers on PostgreSQL (docs/multi-court.md): ``-a courts=registered -a max_courts=2`` in two
-processes sharing one database and four replica courts. Each worker claims courts by lease and
-claims the next when one finishes; a worker killed with SIGKILL loses its courts after the
-lease TTL and the other finishes them. Every court's export equals its ground truth."""
+processes sharing one database (request state and items) and four replica courts. Each worker
+claims courts by lease and claims the next when one finishes; a worker killed with SIGKILL loses
+its courts after the lease TTL and the other finishes them. Every court's export equals its
+ground truth."""
 
 from __future__ import annotations
 
@@ -87,10 +88,12 @@ def leases_of(url: str, pid: int) -> list[str]:
     return [c for (c,) in query(url, "SELECT court FROM court_leases WHERE pid = %s", (pid,))]
 
 
-def assert_each_court_equals_its_truth(tmp: Path, ws: Path, reps: dict[str, Replica]) -> None:
+def assert_each_court_equals_its_truth(
+    tmp: Path, ws: Path, url: str, reps: dict[str, Replica]
+) -> None:
     for court, rep in reps.items():
         truth = truth_by_key(rep.write_truth(tmp / f"truth-{court}.jsonl"))
-        got = exported(ws, "--court", court)
+        got = exported(ws, "--court", court, "-s", f"HARVEST_DATABASE_URL={url}")
         assert mismatches(got, truth) == {}, court
         assert len(got) == {c: n for _, c, n in COURTS}[court]
 
@@ -103,7 +106,7 @@ def test_two_workers_share_four_courts_each_harvested_once(tmp_path: Path, url: 
         procs = [start(worker(ws, url), log) for _ in range(2)]
         for proc in procs:
             assert proc.wait(timeout=600) == 0, log.read_text()[-4000:]
-        assert_each_court_equals_its_truth(tmp_path, ws, reps)
+        assert_each_court_equals_its_truth(tmp_path, ws, url, reps)
     # each court crawled by one run, finished; the two workers split them
     runs = query(url, "SELECT court, close_reason, pid FROM runs ORDER BY court")
     assert [(c, r) for c, r, _ in runs] == [
@@ -115,6 +118,9 @@ def test_two_workers_share_four_courts_each_harvested_once(tmp_path: Path, url: 
     assert {pid for _, _, pid in runs} == {p.pid for p in procs}
     assert query(url, "SELECT count(*) FROM court_leases") == [(0,)]
     assert query(url, "SELECT DISTINCT status FROM requests") == [("ok",)]
+    # the items are in the database too (docs/postgres.md): nothing in the workspace
+    assert query(url, "SELECT count(*) FROM cases WHERE complete = 1") == [(76,)]
+    assert not (ws / "items.sqlite").exists()
 
 
 def test_a_killed_worker_s_courts_are_taken_over_after_the_ttl(tmp_path: Path, url: str) -> None:
@@ -153,7 +159,7 @@ def test_a_killed_worker_s_courts_are_taken_over_after_the_ttl(tmp_path: Path, u
         os.kill(doomed.pid, signal.SIGKILL)
         doomed.wait()
         assert survivor.wait(timeout=600) == 0, log.read_text()[-4000:]
-        assert_each_court_equals_its_truth(tmp_path, ws, reps)
+        assert_each_court_equals_its_truth(tmp_path, ws, url, reps)
     text = log.read_text()
     for court in held:
         assert f"court {court}: the lease of pid {doomed.pid}" in text
