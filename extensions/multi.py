@@ -41,8 +41,9 @@ __all__ = ["MultiCourtScheduler", "court_of_request"]
 
 logger = logging.getLogger(__name__)
 
-#: Seconds between two attempts to claim a court another live crawl holds (workers).
-RECLAIM_INTERVAL = 2.0
+#: Seconds between two attempts to claim the courts other live crawls hold (workers): a third of
+#: ``HARVEST_LEASE_TTL`` (an expired lease is seen within the TTL and a third), within these.
+RECLAIM_MIN, RECLAIM_MAX = 1.0, 30.0
 
 
 def court_of_request(request: Request) -> str | None:
@@ -66,6 +67,8 @@ class MultiCourtScheduler(HarvestScheduler):
         self._waiting: list[str] = []  # courts not claimed yet (workers), in order
         self._max: int | None = None
         self._next_claim = 0.0
+        self._reclaim = min(RECLAIM_MAX, max(RECLAIM_MIN, self.config.lease_ttl / 3))
+        self._told: set[str] = set()  # courts whose "skipped for now" was logged at INFO
         self.finished: list[str] = []  # courts whose lane closed with nothing left
 
     # --- opening and closing --------------------------------------------------------------------
@@ -129,7 +132,10 @@ class MultiCourtScheduler(HarvestScheduler):
             except CrawlLocked as exc:
                 if strict:
                     raise
-                logger.info("court %s skipped for now: %s", court, exc)
+                log = logger.debug if court in self._told else logger.info
+                self._told.add(court)
+                log("court %s skipped for now (tried again every %.0f s): %s", court,
+                    self._reclaim, exc)  # fmt: skip
                 skipped.append(court)
                 continue
             self.lanes[court] = lane
@@ -140,7 +146,7 @@ class MultiCourtScheduler(HarvestScheduler):
                 for request in starter(court):
                     self.enqueue_request(request)
         self._waiting.extend(skipped)
-        self._next_claim = time.monotonic() + RECLAIM_INTERVAL
+        self._next_claim = time.monotonic() + self._reclaim
 
     def _done(self, court: str) -> bool:
         """A worker's court needs nothing: its last generation is finished, nothing of it is
