@@ -116,6 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--live-interval", type=float, default=2.0, help="seconds between live registrations"
     )
     p.add_argument("--live-max", type=int, default=1000, help="stop registering after this many")
+    p.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="every answer waits this long before it is sent (asynchronously: many requests "
+        "wait at once); default 0",
+    )
     p.add_argument("--access-log", action="store_true", help="print each request to stderr")
     p.add_argument(
         "--no-gzip",
@@ -150,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ModelError, FaultConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.latency < 0:
+        print(
+            f"error: --latency {args.latency} is negative: give 0 or more seconds", file=sys.stderr
+        )
+        return 2
     base_path = "/" + args.base_path.strip("/") + "/" if args.base_path.strip("/") else "/"
     if args.truth is not None:
         n = write_truth_file(data, args.truth)
@@ -164,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         access_log=args.access_log,
         gzip=not args.no_gzip,
         base_path=base_path,
+        latency=args.latency,
     )
     replica = Replica(site, FaultPicker(faults, args.fault_seed), Challenge(codec), options)
     print(

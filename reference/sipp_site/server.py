@@ -64,6 +64,9 @@ class ServerOptions:
     #: the install's path: ``/`` or a sub-path such as ``/sipp/`` (base_url() then carries it,
     #: and requests outside it are 404)
     base_path: str = "/"
+    #: seconds every answer waits before it is sent (``--latency``): asynchronous, so one
+    #: replica serves many slow requests at once, as a far-away court does
+    latency: float = 0.0
 
 
 class Replica:
@@ -130,6 +133,7 @@ class HttpProtocol(asyncio.Protocol):
         self.busy = False
         self.closed = False
         self.accept_gzip = False
+        self._waiting: set[asyncio.Future[None]] = set()  # answers held by --latency
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -210,6 +214,24 @@ class HttpProtocol(asyncio.Protocol):
         return Response(resp.status, body, headers, full_page=resp.full_page)
 
     def _answer(self, req: Request, keep_alive: bool) -> None:
+        latency = self.replica.options.latency
+        if latency > 0:
+            # this connection waits (its next requests queue behind), the others are served
+            self.busy = True
+            task = asyncio.ensure_future(self._after(latency, req, keep_alive))
+            self._waiting.add(task)
+            task.add_done_callback(self._waiting.discard)
+            return
+        self._answer_now(req, keep_alive)
+
+    async def _after(self, seconds: float, req: Request, keep_alive: bool) -> None:
+        await asyncio.sleep(seconds)
+        self.busy = False
+        if not self.closed:
+            self._answer_now(req, keep_alive)
+            self._drain()
+
+    def _answer_now(self, req: Request, keep_alive: bool) -> None:
         replica = self.replica
         base = self._base(req)
         prefix = replica.options.base_path
