@@ -145,7 +145,9 @@ class MultiCourtScheduler(HarvestScheduler):
                 # the court's first requests (its list page or menu), through this scheduler
                 for request in starter(court):
                     self.enqueue_request(request)
-        self._waiting.extend(skipped)
+        # courts another crawl held are tried first at the next claim: one whose holder died
+        # (its lease expired) has work begun and waiting, so it comes before a fresh court
+        self._waiting[:0] = skipped
         self._next_claim = time.monotonic() + self._reclaim
 
     def _done(self, court: str) -> bool:
@@ -178,7 +180,9 @@ class MultiCourtScheduler(HarvestScheduler):
         store.close()
 
     def _retire(self) -> None:
-        """Close the lanes whose court is done; claim the next courts (workers)."""
+        """Close the lanes whose court is done; claim the next courts (workers): at once when
+        a lane closed (a slot is free), else every ``HARVEST_LEASE_TTL``/3 s."""
+        freed = False
         for court, lane in list(self.lanes.items()):
             if lane._inflight or lane._redirected or lane._held:
                 continue
@@ -192,7 +196,8 @@ class MultiCourtScheduler(HarvestScheduler):
             self.finished.append(court)
             self._inc("courts_finished")
             logger.info("court %s finished; %d courts open", court, len(self.lanes))
-        if self._waiting and time.monotonic() >= self._next_claim:
+            freed = True
+        if self._waiting and (freed or time.monotonic() >= self._next_claim):
             self._claim(strict=False)
 
     # --- engine contract ------------------------------------------------------------------------

@@ -269,9 +269,9 @@ def test_three_nodes_share_twelve_courts_and_survive_a_killed_node(
     assert query(url, "SELECT count(*) FROM court_leases") == [(0,)]
     assert query(url, "SELECT DISTINCT status FROM requests") == [("ok",)]
 
-    # the takeovers: one per court of node a, each once its lease had expired, and once a
-    # survivor had room for it (a worker fills a free slot with a court nobody holds at once and
-    # tries the held ones again every TTL/3 s while it has room: docs/multi-court.md)
+    # the takeovers: one per court of node a, each once its lease had expired, at the first
+    # free slot of a survivor after that (a worker claims when one of its courts finishes, and
+    # tries courts other crawls held before fresh ones: docs/multi-court.md)
     takeovers = query(
         url, "SELECT at, detail FROM events WHERE event = 'lease_takeover' ORDER BY id"
     )
@@ -292,7 +292,10 @@ def test_three_nodes_share_twelve_courts_and_survive_a_killed_node(
         assert at >= expiry[court] - dt.timedelta(seconds=0.1), (court, at, expiry[court])
         assert (expiry[court] - killed_at).total_seconds() <= TTL
         room = first_room(spans, survivor_pids, expiry[court], before=at)
-        assert at <= room + dt.timedelta(seconds=TTL / 3 + 5), (court, at, room)
+        # at that free slot (measured: 1 s before the "room" moment, which is a second after
+        # a close), not after the survivors ran out of fresh courts (28-30 s after the kill
+        # before courts held by others were tried first)
+        assert at <= room + dt.timedelta(seconds=3), (court, at, room)
         delays[court] = ((at - killed_at).total_seconds(), (at - room).total_seconds())
 
     # ship.py from any node (here node b's workspace): every document posted exactly once
