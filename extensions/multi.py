@@ -111,8 +111,6 @@ class MultiCourtScheduler(HarvestScheduler):
         ``strict`` (an explicit court list): a court another live crawl holds refuses the crawl
         (:class:`CrawlLocked`). Otherwise (a worker) it is skipped and tried again later.
         """
-        assert self.spider is not None
-        assert self._store is not None
         skipped: list[str] = []
         while self._waiting and (self._max is None or len(self.lanes) < self._max):
             court = self._waiting.pop(0)
@@ -120,35 +118,63 @@ class MultiCourtScheduler(HarvestScheduler):
                 logger.info("court %s is done (finished by this or another crawl)", court)
                 self.finished.append(court)
                 continue
-            lane = HarvestScheduler(
-                config=self.config,
-                stats=self.stats,
-                fingerprint=self._fingerprint,
-                crawler=self.crawler,
-                items_path=self.items_path,
-            )
-            try:
-                lane.open_court(self.spider, court, court, store=self._store)
-            except CrawlLocked as exc:
-                if strict:
-                    raise
-                log = logger.debug if court in self._told else logger.info
-                self._told.add(court)
-                log("court %s skipped for now (tried again every %.0f s): %s", court,
-                    self._reclaim, exc)  # fmt: skip
+            if not self._open_lane(court, strict=strict):
                 skipped.append(court)
-                continue
-            self.lanes[court] = lane
-            self._inc("courts_claimed")
-            starter = getattr(self.spider, "start_court", None)
-            if callable(starter) and self.crawler is not None:
-                # the court's first requests (its list page or menu), through this scheduler
-                for request in starter(court):
-                    self.enqueue_request(request)
         # courts another crawl held are tried first at the next claim: one whose holder died
         # (its lease expired) has work begun and waiting, so it comes before a fresh court
         self._waiting[:0] = skipped
         self._next_claim = time.monotonic() + self._reclaim
+
+    def _adopt(self) -> None:
+        """A worker whose slots are all busy still takes over the waiting courts whose work a
+        crawl began and left (rows pending or in flight, their lease free or expired): a dead
+        worker's courts wait no longer than the lease, beyond ``max_courts`` if need be. Courts
+        a live crawl holds stay waiting; fresh courts wait for a free slot."""
+        assert self._store is not None
+        for court in list(self._waiting):
+            begun = self._store.has_pending(court) or self._store.count(
+                court=court, status=Status.INFLIGHT
+            )
+            if begun and self._open_lane(court, strict=False):
+                self._waiting.remove(court)
+                self._inc("courts_adopted")
+                logger.info(
+                    "court %s taken over beyond max_courts=%s: the crawl that began it is gone",
+                    court,
+                    self._max,
+                )
+        self._next_claim = time.monotonic() + self._reclaim
+
+    def _open_lane(self, court: str, *, strict: bool) -> bool:
+        """Open the court's lane (its lock or lease, run, generation) and send its first
+        requests; ``False`` when another live crawl holds it (only when not ``strict``)."""
+        assert self.spider is not None
+        assert self._store is not None
+        lane = HarvestScheduler(
+            config=self.config,
+            stats=self.stats,
+            fingerprint=self._fingerprint,
+            crawler=self.crawler,
+            items_path=self.items_path,
+        )
+        try:
+            lane.open_court(self.spider, court, court, store=self._store)
+        except CrawlLocked as exc:
+            if strict:
+                raise
+            log = logger.debug if court in self._told else logger.info
+            self._told.add(court)
+            log("court %s skipped for now (tried again every %.0f s): %s", court,
+                self._reclaim, exc)  # fmt: skip
+            return False
+        self.lanes[court] = lane
+        self._inc("courts_claimed")
+        starter = getattr(self.spider, "start_court", None)
+        if callable(starter) and self.crawler is not None:
+            # the court's first requests (its list page or menu), through this scheduler
+            for request in starter(court):
+                self.enqueue_request(request)
+        return True
 
     def _done(self, court: str) -> bool:
         """A worker's court needs nothing: its last generation is finished, nothing of it is
@@ -198,7 +224,12 @@ class MultiCourtScheduler(HarvestScheduler):
             logger.info("court %s finished; %d courts open", court, len(self.lanes))
             freed = True
         if self._waiting and (freed or time.monotonic() >= self._next_claim):
-            self._claim(strict=False)
+            if self._max is not None and len(self.lanes) >= self._max:
+                self._adopt()
+            else:
+                self._claim(strict=False)
+        elif time.monotonic() >= self._next_claim:
+            self._next_claim = time.monotonic() + self._reclaim
 
     # --- engine contract ------------------------------------------------------------------------
 
@@ -235,6 +266,10 @@ class MultiCourtScheduler(HarvestScheduler):
     def next_request(self) -> Request | None:
         if self._fatal:
             return None
+        if self._max is not None and time.monotonic() >= self._next_claim:
+            # a busy engine seldom asks has_pending_requests: the worker's claims and
+            # takeovers keep their pace here too
+            self._retire()
         lanes = list(self.lanes.values())
         for i in range(len(lanes)):
             index = (self._turn + i) % len(lanes)
