@@ -7,6 +7,9 @@ download delay, AutoThrottle off and 16 concurrent requests, once per round by e
   SQLite, outcome and URL-log middlewares, group commit once per reactor turn);
 * ``harvest-each``: the same with ``HARVEST_STATE_COMMIT = "each"`` (every transition and
   url_log row commits on its own: what group commit saves);
+* ``harvest-pg``: the project's settings with the request state and the item store on
+  PostgreSQL (``HARVEST_DATABASE_URL``: a new database per crawl on a throwaway server with
+  fsync on, or on ``--database-url``; docs/postgres.md);
 * ``memory``: ``SCHEDULER = scrapy.core.scheduler.Scheduler`` without JOBDIR (the outcome
   middlewares switch themselves off with a foreign scheduler);
 * ``jobdir``: the same with ``JOBDIR`` (pickle LIFO disk queues).
@@ -22,6 +25,7 @@ the full workload the replica's one-shot sessions clobber and fail their tab req
 harvested-case count (full workload: complete cases, i.e. case part and every tab) shows it.
 
     .venv/bin/python bench/bench_scheduler.py [--cases 600] [--full-cases 60] [--rounds 5]
+        [--no-pg] [--database-url postgresql://...]
 
 Only 127.0.0.1 is contacted; each crawl is bounded by ``--max-seconds``.
 """
@@ -30,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import os
 import re
 import resource
 import statistics
@@ -37,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
@@ -44,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script:
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import UNTHROTTLED_SETTINGS
 from tests.support.paths import REPO
+from tests.support.postgres import bench_databases
 
 COURT = "pn-bench"
 FAST = {**UNTHROTTLED_SETTINGS, "LOG_LEVEL": "INFO", "LOGSTATS_INTERVAL": "600"}
@@ -51,10 +59,19 @@ _STATS = re.compile(r"Dumping Scrapy stats:\n(\{.*?\})\n", re.DOTALL)
 
 
 def crawl(
-    name: str, url: str, tmp: Path, max_seconds: float, spider_args: list[str]
+    name: str,
+    url: str,
+    tmp: Path,
+    max_seconds: float,
+    spider_args: list[str],
+    database: Callable[[], str] | None = None,
 ) -> dict[str, float]:
     ws = tmp / f"ws-{name}"
     settings = {**FAST, "HARVEST_WORKSPACE": str(ws)}
+    env = dict(os.environ)
+    if name == "harvest-pg":
+        assert database is not None
+        env["HARVEST_DATABASE_URL"] = database()  # a new database (never on a command line)
     if name in ("memory", "jobdir"):
         settings["SCHEDULER"] = "scrapy.core.scheduler.Scheduler"
     if name == "jobdir":
@@ -68,7 +85,7 @@ def crawl(
     t0 = time.perf_counter()
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
-        cmd, cwd=REPO, capture_output=True, text=True, timeout=max_seconds, check=False
+        cmd, cwd=REPO, capture_output=True, text=True, timeout=max_seconds, check=False, env=env
     )
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0
@@ -84,6 +101,7 @@ def crawl(
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     responses = float(stats.get("response_received_count", 0))
     elapsed = float(stats["elapsed_time_seconds"])
@@ -113,7 +131,7 @@ def _median_run(results: list[dict[str, float]]) -> dict[str, float]:
     return ordered[(len(ordered) - 1) // 2]
 
 
-NAMES = ("harvest", "harvest-each", "memory", "jobdir")
+ALL_NAMES = ("harvest", "harvest-each", "harvest-pg", "memory", "jobdir")
 
 
 def main() -> None:
@@ -122,18 +140,41 @@ def main() -> None:
     parser.add_argument("--full-cases", type=int, default=60, help="cases of the full workload")
     parser.add_argument("--rounds", type=int, default=5, help="crawls per scheduler (median)")
     parser.add_argument("--max-seconds", type=float, default=600)
+    parser.add_argument("--no-pg", action="store_true", help="leave out harvest-pg")
+    parser.add_argument(
+        "--database-url",
+        help="a PostgreSQL database harvest-pg may fill (default: a throwaway server)",
+    )
     args = parser.parse_args()
+    names = tuple(n for n in ALL_NAMES if not (args.no_pg and n == "harvest-pg"))
+    with contextlib.ExitStack() as stack:
+        database = None if args.no_pg else stack.enter_context(bench_databases(args.database_url))
+        summary = run_workloads(args, names, database)
+    print()
+    print("replica, faults off, no delay, AutoThrottle off, 16 concurrent requests")
+    print("\n".join(summary))
+    print("target: harvest >= 0.90 x memory (details workload: every scheduler crawls correctly)")
+
+
+def run_workloads(
+    args: argparse.Namespace, names: tuple[str, ...], database: Callable[[], str] | None
+) -> list[str]:
     summary: list[str] = []
     for workload, cases in (("details", args.cases), ("full", args.full_cases)):
-        runs: dict[str, list[dict[str, float]]] = {name: [] for name in NAMES}
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in names}
         with running_replica(cases=cases, seed=1, court_id=COURT) as rep:
             for r in range(args.rounds):
                 # one crawl of each per round, the order rotated every round, so load drift and
                 # position in the round hit every scheduler alike
-                for name in NAMES[r % len(NAMES) :] + NAMES[: r % len(NAMES)]:
+                for name in names[r % len(names) :] + names[: r % len(names)]:
                     with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as tmp:
                         res = crawl(
-                            name, rep.url, Path(tmp), args.max_seconds, WORKLOADS[workload]
+                            name,
+                            rep.url,
+                            Path(tmp),
+                            args.max_seconds,
+                            WORKLOADS[workload],
+                            database,
                         )
                     print(
                         f"{workload:7s} round {r + 1} {name:12s} "
@@ -145,7 +186,7 @@ def main() -> None:
                     )
                     runs[name].append(res)
         summary.append(f"{workload} ({cases} cases, {args.rounds} rounds):")
-        for name in NAMES:
+        for name in names:
             # the ratio within each round (same minutes of machine load), then its median
             ratios = [
                 mine["per_s"] / base["per_s"]
@@ -158,10 +199,7 @@ def main() -> None:
                 f"{statistics.median(ratios):.2f} (rounds {min(ratios):.2f}-{max(ratios):.2f})   "
                 f"{cpu:5.1f} CPU ms/response   cases harvested {best['complete']:.0f}/{cases}"
             )
-    print()
-    print("replica, faults off, no delay, AutoThrottle off, 16 concurrent requests")
-    print("\n".join(summary))
-    print("target: harvest >= 0.90 x memory (details workload: every scheduler crawls correctly)")
+    return summary
 
 
 if __name__ == "__main__":

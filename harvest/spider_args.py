@@ -179,6 +179,8 @@ def _refresh(value: str | None) -> str:
 def _tab_set(value: str | None) -> frozenset[str] | None:
     if value is None or not value.strip():
         return None
+    if value.strip().lower() == "none":
+        return frozenset()  # list pages and case details only
     slugs = frozenset(s.strip().lower() for s in value.split(",") if s.strip())
     bad = sorted(slugs - TAB_SLUGS)
     if bad:

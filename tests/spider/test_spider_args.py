@@ -77,3 +77,10 @@ def test_unknown_tab_slugs_are_refused_with_the_valid_ones() -> None:
         "give comma-separated slugs among: banding, barang_bukti,"
     )
     assert "riwayat_perkara" in message
+
+
+def test_tabs_none_fetches_no_tab() -> None:
+    args = SippArgs.parse(base_url="https://sipp.pn-x.go.id/", tabs="None")
+    assert args.tabs == frozenset()
+    assert not args.wants_tab("putusan")
+    assert SippArgs.parse(base_url="https://sipp.pn-x.go.id/").wants_tab("putusan")
