@@ -28,6 +28,7 @@ from reference.sipp_site.testing import running_replica
 from tests.refresh.test_scheduler_generations import RefreshSpider, fetch_all, list_page
 from tests.support.harvest_run import crawl, exported, mismatches, scrapy_command, truth_by_key
 from tests.support.postgres import pg_database, pg_server  # noqa: F401  (fixtures)
+from tests.support.refresh import keys_of_generation, last_run, list_fetches
 from tests.support.scheduler import StatsStub
 
 COURT = "pn-replika"
@@ -121,32 +122,6 @@ def test_generations_through_the_scheduler_on_postgres(tmp_path: Path, url: str)
 
 
 # --- a refresh crawl against the replica ---------------------------------------------------------
-
-
-def list_fetches(url: str, run_id: int) -> int:
-    """List-page requests sent (answered) in one run, from url_log."""
-    rows = query(
-        url,
-        "SELECT count(*) FROM url_log AS u JOIN requests AS r ON r.id = u.request_id "
-        "WHERE u.run_id = %s AND r.kind = 'list'",
-        (run_id,),
-    )
-    return int(rows[0][0])
-
-
-def last_run(url: str) -> int:
-    return int(query(url, "SELECT max(id) FROM runs")[0][0])
-
-
-def keys_of_generation(url: str, kind: str, generation: int) -> set[str]:
-    return {
-        str(r[0])
-        for r in query(
-            url,
-            "SELECT key FROM requests WHERE kind = %s AND generation = %s",
-            (kind, generation),
-        )
-    }
 
 
 @pytest.mark.slow

@@ -29,7 +29,12 @@ from tests.support.harvest_run import (
     truth_by_key,
 )
 from tests.support.ingest import FAST, run_ship, start_server
-from tests.support.refresh import kill_a_due_refresh
+from tests.support.refresh import (
+    keys_of_generation,
+    kill_a_due_refresh,
+    last_run,
+    list_fetches,
+)
 
 COURT = "pn-replika"
 SEED = 23
@@ -37,32 +42,6 @@ CASES = 45
 PINNED = {"HARVEST_REFRESH_TODAY": TODAY.isoformat()}
 
 pytestmark = pytest.mark.slow
-
-
-def list_fetches(workspace: Path, run_id: int) -> int:
-    """List-page requests sent (answered) in one run, from url_log."""
-    rows = state_query(
-        workspace,
-        "SELECT count(*) FROM url_log AS u JOIN requests AS r ON r.id = u.request_id "
-        "WHERE u.run_id = ? AND r.kind = 'list'",
-        (run_id,),
-    )
-    return int(rows[0][0])
-
-
-def last_run(workspace: Path) -> int:
-    return int(state_query(workspace, "SELECT max(id) FROM runs")[0][0])
-
-
-def keys_of_generation(workspace: Path, kind: str, generation: int) -> set[str]:
-    return {
-        str(r[0])
-        for r in state_query(
-            workspace,
-            "SELECT key FROM requests WHERE kind = ? AND generation = ?",
-            (kind, generation),
-        )
-    }
 
 
 def closed(tabs: dict[str, Any]) -> bool:

@@ -8,8 +8,46 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tests.support.harvest_run import crawl_command, start, state_query
+
+
+def state_rows(state: Path | str, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Rows of ``sql`` (``?`` placeholders) from the request state: a workspace's
+    ``state.sqlite`` (``state`` a path) or a PostgreSQL database (``state`` its URL)."""
+    if isinstance(state, Path):
+        return state_query(state, sql, params)
+    import psycopg
+
+    with psycopg.connect(state) as conn:
+        return list(conn.execute(sql.replace("?", "%s"), tuple(params)).fetchall())
+
+
+def list_fetches(state: Path | str, run_id: int) -> int:
+    """List-page requests sent (answered) in one run, from url_log."""
+    rows = state_rows(
+        state,
+        "SELECT count(*) FROM url_log AS u JOIN requests AS r ON r.id = u.request_id "
+        "WHERE u.run_id = ? AND r.kind = 'list'",
+        (run_id,),
+    )
+    return int(rows[0][0])
+
+
+def last_run(state: Path | str) -> int:
+    return int(state_rows(state, "SELECT max(id) FROM runs")[0][0])
+
+
+def keys_of_generation(state: Path | str, kind: str, generation: int) -> set[str]:
+    return {
+        str(r[0])
+        for r in state_rows(
+            state,
+            "SELECT key FROM requests WHERE kind = ? AND generation = ?",
+            (kind, generation),
+        )
+    }
 
 
 def ok_cases_of_generation(workspace: Path, generation: int) -> int:
