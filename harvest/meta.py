@@ -51,6 +51,9 @@ META_CASE = "sipp_case"
 META_LABELS_MISSING = "sipp_party_labels_missing"
 #: Set when validation's retries are spent: the reason the page is bad.
 META_PAGE_ERROR = "harvest_page_error"
+#: The token-masked digest of a detail page that came cut short (harvest/sipp/cut.py): its retry
+#: compares its own body with it; the same bytes twice are the app's cut, not the network's.
+META_CUT_DIGEST = "sipp_cut_digest"
 #: The verdict kind of that page (``wrong-case`` raises WrongCase, others ErrorPageServed).
 META_PAGE_ERROR_KIND = "harvest_page_error_kind"
 

@@ -37,13 +37,21 @@ def tab_context(raw_number: str, slug: str) -> dict[str, Any]:
 
 
 def build_case_part(
-    court: str, context: dict[str, Any], html: str, url: str, fetched_at: str
+    court: str,
+    context: dict[str, Any],
+    html: str,
+    url: str,
+    fetched_at: str,
+    *,
+    show_url: str | None = None,
 ) -> tuple[CasePart, DetailPage]:
     """The ``case`` part of a detail page, and the parsed page (its tabs route the crawl).
 
-    Raises :class:`harvest.sipp.ParseError` when the page does not parse.
+    ``show_url``: the ``show_detil/<tok>`` URL the page was reached by (a page the app cut
+    short has no tab script; its tab URLs are built from it). Raises
+    :class:`harvest.sipp.ParseError` when the page does not parse.
     """
-    detail = parse_detail_page(html, url)
+    detail = parse_detail_page(html, url, show_url=show_url)
     row_fields = context.get("row")
     row = ListRow(**row_fields) if row_fields else None
     part = CasePart(

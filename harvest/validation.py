@@ -28,11 +28,14 @@ from harvest.meta import (
     META_EXPECT,
     META_FORCE_WARM,
     META_IS_WARMUP,
+    META_CUT_DIGEST,
     META_LABELS_MISSING,
     META_PAGE_ERROR,
     META_PAGE_ERROR_KIND,
 )
 from harvest.sipp import page_error
+from harvest.sipp.cut import cut_digest, detail_skeleton, fatal_message
+from harvest.sipp.error_pages import TRUNCATED
 
 if TYPE_CHECKING:
     from typing import Self
@@ -87,6 +90,16 @@ class SippValidationMiddleware:
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
+    def _accept_cut(self, request: Request, response: Response, evidence: str) -> Response:
+        """A detail page the app cut short, told from a transient truncation by ``evidence``:
+        passed on as data (the parser keeps what it shows, with a ``cut`` parse warning)."""
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.inc_value("harvest/validation/cut")
+            stats.inc_value(f"harvest/validation/cut/{evidence.replace(' ', '_')}")
+        logger.debug("%s is cut short by the app (%s): kept as data", request.url, evidence)
+        return response
+
     def process_response(self, request: Request, response: Response) -> Request | Response:
         expect = request.meta.get(META_EXPECT)
         if not expect or request.meta.get(META_IS_WARMUP):
@@ -98,6 +111,11 @@ class SippValidationMiddleware:
             # fresh session like the others (a late request at the court may have taken it)
             verdict = ("session", SESSION_VALUE_LOST)
         elif response.status != 200:
+            if response.status == 500 and expect == "detail" and _is_cut(response):
+                # a fatal error in a view with display_errors off: PHP answers 500 with what the
+                # view printed so far. A network fault never turns a page into a 500: the cut
+                # is the app's, the same on every request (harvest/sipp/cut.py)
+                return self._accept_cut(request, response.replace(status=200), "status 500")
             return response
         else:
             verdict = judge(
@@ -109,6 +127,13 @@ class SippValidationMiddleware:
         if verdict is None:
             return response
         kind, reason = verdict
+        if reason == TRUNCATED and expect == "detail" and _is_cut(response):
+            if fatal_message(response.text) is not None:
+                return self._accept_cut(request, response, "php fatal error")
+            digest = cut_digest(response.text)
+            if request.meta.get(META_CUT_DIGEST) == digest:
+                return self._accept_cut(request, response, "same bytes twice")
+            request.meta[META_CUT_DIGEST] = digest  # the retry compares its body with this one
         stats = self.crawler.stats
         if stats is not None:
             stats.inc_value(f"harvest/validation/{kind}")
@@ -123,6 +148,10 @@ class SippValidationMiddleware:
         request.meta[META_PAGE_ERROR] = reason
         request.meta[META_PAGE_ERROR_KIND] = kind
         return response
+
+
+def _is_cut(response: Response) -> bool:
+    return isinstance(response, TextResponse) and detail_skeleton(response.text)
 
 
 def raise_for_page_error(response: Response) -> None:

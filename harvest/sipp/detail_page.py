@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from harvest.sipp.cut import CUT_KIND, detail_skeleton, fatal_message, strip_fatal
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.generic import generic_cell, generic_table
 from harvest.sipp.html import (
@@ -78,6 +79,7 @@ TAB_DIV_SLUGS: dict[str, str] = {
 }
 
 _LOAD = re.compile(r"""\$\(\s*['"]#(tabs\d+)['"]\s*\)\.load\(\s*['"]([^'"]+)['"]\s*\)""")
+_SHOW_DETIL = re.compile(r"/show_detil/")
 _SHOW_ROUTE = re.compile(r"/show_([A-Za-z0-9_]+)(?:/|$)")
 
 
@@ -99,12 +101,15 @@ class DetailPage:
 
     ``nomor_perkara`` is the header's case number exactly as shown (not stripped); ``data`` holds
     ``{"header": ..., "data_umum": ...}`` in the item format (docs/item-format.md); ``tabs`` the
-    listed tabs in page order, without Data Umum (it is inline).
+    listed tabs in page order, without Data Umum (it is inline). ``cut`` names where a page the
+    app cut short stopped (``"Informasi: Tanggal Kejadian"``, harvest/sipp/cut.py), ``None`` for
+    a complete page.
     """
 
     nomor_perkara: str
     data: dict[str, Any]
     tabs: list[TabRef]
+    cut: str | None = None
 
     @property
     def party_labels_missing(self) -> bool:
@@ -118,9 +123,27 @@ class DetailPage:
         )
 
 
-def parse_detail_page(html: str, url: str) -> DetailPage:
-    """Parse ``/detil_perkara`` fetched from ``url``; :class:`ParseError` when it is not one."""
+#: Marks the element a cut page stopped in (set on the parsed tree only).
+_CUT_MARK = "data-harvest-cut"
+
+
+def parse_detail_page(html: str, url: str, *, show_url: str | None = None) -> DetailPage:
+    """Parse ``/detil_perkara`` fetched from ``url``; :class:`ParseError` when it is not one.
+
+    A page the app cut short inside Data Umum (harvest/sipp/cut.py) is read for what it shows:
+    the header, the tab anchors and the Data Umum rows before the cut; a value cell the cut left
+    empty is not a value (its key is left out), and a ``cut`` parse warning names the place.
+    Its tab script never came, so each tab's URL is built from ``show_url`` (the
+    ``show_detil/<tok>`` URL the page was reached by: the app loads every tab with the same
+    token); without it the tabs are listed as unavailable.
+    """
+    cut = detail_skeleton(html)
+    if cut and fatal_message(html) is not None:
+        html = strip_fatal(html)
     doc = parse_html(html, PAGE)
+    where: str | None = None
+    if cut:
+        where = _mark_cut(doc)
     header_table = first(doc, "(//table[@id='tableinfo'])[1]")
     if header_table is None:
         raise ParseError(f"{PAGE}: no header table#tableinfo in the page from {url}")
@@ -130,11 +153,55 @@ def parse_detail_page(html: str, url: str) -> DetailPage:
         raise ParseError(
             f"{PAGE}: no Data Umum (#tabs1 table#infoPerkara) for {header['nomor_perkara']!r}"
         )
+    data_umum = parse_data_umum(info)
+    if where is not None:
+        warn(WARN_PAGE, where, CUT_KIND)
     return DetailPage(
         nomor_perkara=header["nomor_perkara"],
-        data={"header": header, "data_umum": parse_data_umum(info)},
-        tabs=_tabs(doc, html, url),
+        data={"header": header, "data_umum": data_umum},
+        tabs=_tabs(doc, html, url, show_url=show_url if cut else None),
+        cut=where,
     )
+
+
+
+def _mark_cut(doc: Element) -> str:
+    """Mark the element the output stopped in and name the place: the Data Umum row's label,
+    and in a grid the label of the cell before (``Informasi: Tanggal Kejadian``)."""
+    last = None
+    for last in doc.iter():
+        pass
+    if last is None or not isinstance(last.tag, str):
+        return "page"
+    last.set(_CUT_MARK, "1")
+    names: list[str] = []
+    node = last
+    while node is not None:
+        if node.tag == "tr" and _in_data_umum(node):
+            tds = cells(node)
+            if tds:
+                names.append(text(tds[0]))
+            break
+        if node.tag == "td":
+            row = node.getparent()
+            if row is None or not _in_data_umum(row):
+                before = node.getprevious()
+                if before is not None and before.tag == "td" and text(before):
+                    names.append(text(before))
+        node = node.getparent()
+    return ": ".join(reversed(names)) or "Data Umum"
+
+
+def _in_data_umum(row: Element) -> bool:
+    table = row.getparent()
+    if table is not None and table.tag == "tbody":
+        table = table.getparent()
+    return table is not None and table.get("id") == "infoPerkara"
+
+
+def _is_cut(cell: Element) -> bool:
+    """``cell`` is the empty cell a cut page stopped in (its value never came)."""
+    return cell.get(_CUT_MARK) is not None and not text(cell)
 
 
 def _header(table: Element) -> dict[str, Any]:
@@ -235,6 +302,8 @@ def parse_data_umum(table: Element) -> dict[str, Any]:
             continue
         label = text(tds[0])
         value = tds[1]
+        if _is_cut(value):
+            continue
         nested = first(value, ".//table")
         key_kind = _DATA_UMUM.get(label.lower())
         if key_kind is None and (
@@ -284,7 +353,7 @@ def _informasi(cell: Element) -> dict[str, Any]:
         tds = cells(tr)
         for k in range(0, len(tds) - 1, 2):
             label, value = text(tds[k]), tds[k + 1]
-            if not label and not text(value):
+            if (not label and not text(value)) or _is_cut(value):
                 continue
             key_kind = _INFORMASI.get(label.lower())
             if key_kind is None:
@@ -409,8 +478,15 @@ def date_value(value: str, where: str) -> str | None:
         raise ParseError(f"{where}: {e}") from e
 
 
-def _tabs(doc: Element, html: str, url: str) -> list[TabRef]:
+def _tabs(doc: Element, html: str, url: str, *, show_url: str | None = None) -> list[TabRef]:
     loads = {div: absolute_url(url, href) for div, href in _LOAD.findall(html)}
+    if not loads and show_url is not None and _SHOW_DETIL.search(show_url):
+        # a cut page: its script never came; the app loads every tab with the show_detil token
+        for a in xpath_elements(doc, "//div[@id='usual2']//li/a[starts-with(@href, '#tabs')]"):
+            div = str(a.get("href", ""))[1:]
+            slug = TAB_DIV_SLUGS.get(div)
+            if slug is not None:
+                loads[div] = _SHOW_DETIL.sub(f"/show_{slug}/", show_url, count=1)
     tabs: list[TabRef] = []
     anchors = xpath_elements(doc, "//div[@id='usual2']//li/a[starts-with(@href, '#tabs')]")
     for a in anchors:

@@ -367,11 +367,18 @@ class SippSpider(Spider):
         raise_for_page_error(response)
         court = self.court_of(response.meta)
         context = response.meta[META_PARSE_CONTEXT]
+        # the show_detil/<tok> URL: a page the app cut short builds its tab URLs from it
+        show_url: str = (response.meta.get("redirect_urls") or [response.url])[0]
         part, detail = parsed(
             self,
             response,
             lambda: build_case_part(
-                court.court_id, context, response.text, response.url, utc_now()
+                court.court_id,
+                context,
+                response.text,
+                response.url,
+                utc_now(),
+                show_url=show_url,
             ),
         )
         yield part

@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--fault-seed", type=int, default=None, help="seed of the fault draws")
     p.add_argument("--challenge", action="store_true", help="turn on the JavaScript gate")
+    p.add_argument(
+        "--broken-pages",
+        action="store_true",
+        help="serve the pages the real app breaks (a detail page cut by a PHP fatal error, "
+        "...) on the cases that have them; the truth is what those pages show",
+    )
     p.add_argument("--live", action="store_true", help="register new cases while serving")
     p.add_argument(
         "--live-interval", type=float, default=2.0, help="seconds between live registrations"
@@ -141,7 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         court = make_court(args.variant, args.court_id)
         t0 = time.monotonic()
-        data = CourtData(court, seed=args.seed, cases=args.cases, as_of=args.as_of)
+        data = CourtData(
+            court,
+            seed=args.seed,
+            cases=args.cases,
+            as_of=args.as_of,
+            broken_pages=args.broken_pages,
+        )
         for _ in range(max(args.registered, 0)):
             data.register()
         overrides = {

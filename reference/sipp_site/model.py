@@ -29,6 +29,7 @@ from types import FrameType
 from typing import IO, Any
 
 from . import _vocab as V
+from . import render_broken
 from .court import FIRST_DAY, TODAY, Alur, Court
 from .formats import date_id, iso, thousands
 from .keys import canonical_json, dedupe_key, normalise_case_number, source_type
@@ -164,7 +165,17 @@ class CourtData:
     under a second. :meth:`register` appends one case registered on ``as_of`` (``--live``).
     """
 
-    def __init__(self, court: Court, *, seed: int, cases: int, as_of: dt.date = TODAY) -> None:
+    def __init__(
+        self,
+        court: Court,
+        *,
+        seed: int,
+        cases: int,
+        as_of: dt.date = TODAY,
+        broken_pages: bool = False,
+    ) -> None:
+        #: ``--broken-pages``: the pages the real app breaks (reference/sipp_site/render_broken.py)
+        self.broken_pages = broken_pages
         if not 1 <= cases <= 1_000_000:
             raise ModelError(
                 f"--cases {cases} is out of range: give 1 .. 1000000 (10 .. 100000 tested)"
@@ -286,7 +297,10 @@ class CourtData:
         seed = f"case:{self.seed}:{index}"
         rng = random.Random(seed) if tape is None else _TapeRandom.make(seed, "main", tape)
         builder = _CaseBuilder(self.court, alur, index, self._seqs[index], registered, rng, today)
-        return builder.build(self.id_perkara(index))
+        case = builder.build(self.id_perkara(index))
+        if self.broken_pages:
+            render_broken.apply(case, seed=self.seed, jenis_pengadilan=self.court.jenis)
+        return case
 
     def detention(self, index: int, defendant: int) -> list[JSON]:
         """The detention periods of one defendant (the Penahanan popup; not part of the truth)."""

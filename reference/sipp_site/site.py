@@ -9,6 +9,7 @@ never-warmed session, and CodeIgniter's 404.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import datetime as dt
 import functools
 import re
@@ -17,6 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
+from . import render_broken
 from .court import Court
 from .formats import date_id
 from .model import Case, CourtData, number_of
@@ -427,6 +429,15 @@ class Site:
             (self.codec.encrypt(f"{case.id_perkara}:{k}"), self.codec.encrypt(name))
             for k, name in enumerate(case.case_data["header"]["pihak_2"]["nama"])
         ]
+        status = render_broken.cut_status(case)
+        if status is not None:
+            # --broken-pages: data_umum.php:130's fatal error cuts the page (render_broken.py)
+            whole = dataclasses.replace(
+                case,
+                case_data={**case.case_data, "data_umum": render_broken.full_data_umum(case)},
+            )
+            html = render_broken.cut_page(detail_page(self._shell(base), whole, token, penahanan))
+            return Response.html(html, status, full_page=True)
         html = detail_page(self._shell(base), case, token, penahanan)
         return Response.html(html, full_page=True)
 

@@ -56,6 +56,8 @@ class Replica:
                 "--cases", "--seed", "--variant", "--court-id", "--registered", "--as-of"
             ):  # fmt: skip
                 keep += [arg, next(it)]
+            elif arg == "--broken-pages":  # a data option too: the truth is what they show
+                keep.append(arg)
         return keep
 
     @property

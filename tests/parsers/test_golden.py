@@ -22,17 +22,20 @@ def _load(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def parsed(page: str, html: str, url: str) -> Any:
-    """The object a golden fixture's ``expected.json`` is compared with."""
+def parsed(page: str, html: str, url: str, show_url: str | None = None) -> Any:
+    """The object a golden fixture's ``expected.json`` is compared with (with ``show_url``, a
+    detail page's tabs carry their URL too: a cut page builds them from it)."""
     if page.startswith("tab:"):
         return parse_tab(page.removeprefix("tab:"), html)
     if page == "detail":
-        detail = parse_detail_page(html, url)
+        detail = parse_detail_page(html, url, show_url=show_url)
         return {
             "nomor_perkara": detail.nomor_perkara,
             **detail.data,
             "tabs": [
-                {"slug": t.slug, "label": t.label, "available": t.available} for t in detail.tabs
+                {"slug": t.slug, "label": t.label, "available": t.available}
+                | ({"url": t.url} if show_url is not None else {})
+                for t in detail.tabs
             ],
         }
     if page == "list":
@@ -58,6 +61,6 @@ def test_golden_fixture(name: str):
     meta = _load(folder / "fixture.json")
     html = (folder / "page.html").read_text(encoding="utf-8")
     with collect_warnings() as warnings:
-        got = parsed(meta["page"], html, meta["url"])
+        got = parsed(meta["page"], html, meta["url"], meta.get("show_url"))
     assert got == _load(folder / "expected.json")
     assert [dataclasses.asdict(w) for w in warnings] == meta.get("warnings", [])

@@ -1,0 +1,49 @@
+"""Crawls of replica courts serving the pages the real app breaks (``--broken-pages``,
+reference/sipp_site/render_broken.py), compared with their ground truth: no case is left
+``error`` for a page the app breaks, and every break is a counted parse warning."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reference.sipp_site.testing import running_replica
+from tests.support.harvest_run import crawl, exported, mismatches, state_query, truth_by_key
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("variant", ["militer", "pn", "pa", "ptun"])
+def test_broken_pages_crawl_equals_the_ground_truth(tmp_path: Path, variant: str) -> None:
+    court_id = f"{variant}-rusak"
+    with running_replica(
+        cases=40, seed=23, variant=variant, court_id=court_id, extra_args=["--broken-pages"]
+    ) as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        result = crawl(replica.url, court_id, tmp_path / "ws")
+    assert result.returncode == 0, result.stderr[-3000:]
+    got = exported(tmp_path / "ws")
+    assert mismatches(got, truth) == {}
+    assert len(got) == 40
+    statuses = dict(
+        state_query(tmp_path / "ws", "SELECT status, COUNT(*) FROM requests GROUP BY 1")
+    )
+    assert set(statuses) == {"ok"}, statuses
+    cut = [
+        key for key, doc in truth.items() if doc["case"]["data_umum"].get("informasi") == {}
+    ]
+    warned = state_query(
+        tmp_path / "ws",
+        "SELECT COUNT(*) FROM parse_warnings WHERE kind = 'cut'",
+    )
+    if variant == "militer":
+        # a third of the non-124 cases: data_umum.php:130's fatal error (seed 23: 10 of 40)
+        assert len(cut) == 10, cut
+        # every cut page is kept as data with its warning, and its tabs were fetched
+        assert warned == [(10,)]
+        for key in cut:
+            assert got[key]["tabs"], json.dumps(got[key])[:500]
+    else:
+        assert cut == [] and warned == [(0,)]
