@@ -54,6 +54,12 @@ META_PAGE_ERROR = "harvest_page_error"
 #: The token-masked digest of a detail page that came cut short (harvest/sipp/cut.py): its retry
 #: compares its own body with it; the same bytes twice are the app's cut, not the network's.
 META_CUT_DIGEST = "sipp_cut_digest"
+#: Set on a detail page kept although the app cut it short: how it was told from a truncation
+#: on the network (``status 500``, ``php fatal error``, ``same bytes twice``).
+META_CUT = "sipp_cut"
+#: The party labels a case's detail header showed (``Penggugat``, ``Tergugat``): a tab fragment
+#: that shows one of them as a label is from a warm session, whatever other role it lacks.
+META_SHOWN_LABELS = "sipp_shown_labels"
 #: The verdict kind of that page (``wrong-case`` raises WrongCase, others ErrorPageServed).
 META_PAGE_ERROR_KIND = "harvest_page_error_kind"
 

@@ -25,19 +25,22 @@ from scrapy.http import TextResponse
 from harvest.errors import ErrorPageServed, PageError, WrongCase
 from harvest.meta import (
     META_CASE,
+    META_CUT,
+    META_CUT_DIGEST,
     META_EXPECT,
     META_FORCE_WARM,
     META_IS_WARMUP,
-    META_CUT_DIGEST,
     META_LABELS_MISSING,
     META_PAGE_ERROR,
     META_PAGE_ERROR_KIND,
+    META_SHOWN_LABELS,
 )
 from harvest.sipp import page_error
 from harvest.sipp.cut import cut_digest, detail_skeleton, fatal_message
 from harvest.sipp.error_pages import TRUNCATED
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Self
 
     from scrapy import Request
@@ -60,12 +63,15 @@ def judge(
     case_number: str | None,
     *,
     party_labels_missing: bool = False,
+    shown_labels: Sequence[str] = (),
 ) -> tuple[str, str] | None:
     """Why ``response`` is not the page we asked for, as ``(kind, reason)``, or ``None``.
 
     ``kind`` is ``"error-page"`` or ``"wrong-case"``. ``party_labels_missing`` says the case's
     own detail page showed ``Error, Pihak Not Found!!!`` as a label (every PA court): then the
-    same text in its tab fragments is the court's data, not a cold session. Pure: no I/O.
+    same text in its tab fragments is the court's data, not a cold session; ``shown_labels``
+    the labels its header did show: a fragment showing one of them is warm (the text is then a
+    role the court's label table lacks). Pure: no I/O.
     """
     if not isinstance(response, TextResponse):
         return ("error-page", f"not an HTML page ({response.headers.get('Content-Type', b'')!r})")
@@ -74,6 +80,7 @@ def judge(
         expect=expect,
         case_number=case_number,
         party_labels_missing=party_labels_missing,
+        shown_labels=shown_labels,
     )
     if reason is None:
         return None
@@ -98,6 +105,7 @@ class SippValidationMiddleware:
             stats.inc_value("harvest/validation/cut")
             stats.inc_value(f"harvest/validation/cut/{evidence.replace(' ', '_')}")
         logger.debug("%s is cut short by the app (%s): kept as data", request.url, evidence)
+        request.meta[META_CUT] = evidence
         return response
 
     def process_response(self, request: Request, response: Response) -> Request | Response:
@@ -123,6 +131,7 @@ class SippValidationMiddleware:
                 expect,
                 request.meta.get(META_CASE),
                 party_labels_missing=bool(request.meta.get(META_LABELS_MISSING)),
+                shown_labels=tuple(request.meta.get(META_SHOWN_LABELS) or ()),
             )
         if verdict is None:
             return response

@@ -45,6 +45,7 @@ from harvest.archive.store import (
 from harvest.meta import (
     META_BROWSER_PASS,
     META_CASE,
+    META_CUT,
     META_EXPECT,
     META_IS_WARMUP,
     META_KEY,
@@ -52,6 +53,7 @@ from harvest.meta import (
     META_PAGE_ERROR,
     META_PAGE_ERROR_KIND,
     META_PARSE_CONTEXT,
+    META_SHOWN_LABELS,
 )
 from harvest.settings_error import SettingsError
 from harvest.workspace import WORKSPACE_ENV, ensure_workspace, resolve_workspace
@@ -197,9 +199,12 @@ class ArchiveMiddleware:
             "expect": meta.get(META_EXPECT),
             "case": meta.get(META_CASE),
             "labels_missing": bool(meta.get(META_LABELS_MISSING)),
+            "shown_labels": list(meta.get(META_SHOWN_LABELS) or ()),
             "warmup": warmup,
             "parse": meta.get(META_PARSE_CONTEXT),
         }
+        if meta.get(META_CUT):
+            context["cut"] = meta[META_CUT]
         if meta.get(META_PAGE_ERROR):
             context["page_error"] = meta[META_PAGE_ERROR]
             context["page_error_kind"] = meta.get(META_PAGE_ERROR_KIND)

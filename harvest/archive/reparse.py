@@ -36,6 +36,7 @@ from harvest.holder_lock import HolderLock, LockHeld
 from harvest.items import CasePart
 from harvest.parts import parts_of_page
 from harvest.sipp import page_error
+from harvest.sipp.error_pages import TRUNCATED
 from harvest.workspace import ITEMS_DB
 from pipelines.store import (
     InvalidPart,
@@ -125,7 +126,10 @@ def parts_of_entry(root: Path, entry: IndexEntry) -> list[CasePart]:
         expect=_EXPECT[entry.kind],
         case_number=context.get("case"),
         party_labels_missing=bool(context.get("labels_missing")),
+        shown_labels=tuple(context.get("shown_labels") or ()),
     )
+    if reason == TRUNCATED and context.get("cut"):
+        reason = None  # the app's cut, kept as data when crawled (harvest/sipp/cut.py)
     if reason is not None:
         raise PageFailed(f"not a good {_EXPECT[entry.kind]} page today: {reason}")
     try:

@@ -15,6 +15,7 @@ from harvest.sipp.cut import CUT_KIND, detail_skeleton, fatal_message, strip_fat
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.generic import generic_cell, generic_table
 from harvest.sipp.html import (
+    STRUCTURE,
     Element,
     absolute_url,
     cells,
@@ -112,6 +113,17 @@ class DetailPage:
     cut: str | None = None
 
     @property
+    def party_labels(self) -> tuple[str, ...]:
+        """The party labels the header shows (not the error text): a tab fragment showing one
+        of them as a label comes from a warm session (harvest/sipp/error_pages.py)."""
+        header = self.data.get("header", {})
+        return tuple(
+            side["label"]
+            for side in (header.get("pihak_1"), header.get("pihak_2"))
+            if isinstance(side, dict) and side.get("label") and side["label"] != PIHAK_NOT_FOUND
+        )
+
+    @property
     def party_labels_missing(self) -> bool:
         """True when the court's own label table lacks party labels (full pages show
         ``Error, Pihak Not Found!!!``, as on PA sites): tab fragments of this court then show
@@ -164,13 +176,12 @@ def parse_detail_page(html: str, url: str, *, show_url: str | None = None) -> De
     )
 
 
-
 def _mark_cut(doc: Element) -> str:
     """Mark the element the output stopped in and name the place: the Data Umum row's label,
     and in a grid the label of the cell before (``Informasi: Tanggal Kejadian``)."""
     last = None
-    for last in doc.iter():
-        pass
+    for element in doc.iter():
+        last = element
     if last is None or not isinstance(last.tag, str):
         return "page"
     last.set(_CUT_MARK, "1")
@@ -459,6 +470,9 @@ def _value(kind: str, cell: Element, label: str) -> Any:
     if kind == "raw":
         return raw_text(cell)
     if kind == "long":
+        if first(cell, ".//table") is not None:
+            # a table pasted into the text: read one line per row, cells apart (html.long_text)
+            warn(WARN_PAGE, f"{label}: table", STRUCTURE)
         return long_text(cell)
     if kind in ("date", "money"):
         shown = text(cell)

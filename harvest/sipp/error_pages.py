@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Sequence
 
 from harvest.identity import normalise_case_number
 
@@ -76,6 +77,7 @@ def page_error(
     expect: str,
     case_number: str | None = None,
     party_labels_missing: bool = False,
+    shown_labels: Sequence[str] = (),
 ) -> str | None:
     """Why ``html`` is not a good ``expect`` page, or ``None`` when it is one.
 
@@ -92,6 +94,12 @@ def page_error(
     as a party label (:attr:`DetailPage.party_labels_missing`, e.g. every PA court). Its tab
     fragments then print that text in every party-label cell whatever the session, so it is not
     a sign of a cold session and is not reported.
+
+    ``shown_labels``: the party labels the case's detail header showed (``Penggugat``,
+    ``Tergugat``). A cold session prints the error text for *every* role, so a fragment that
+    also shows one of them as a label cell (``<td>Penggugat 1</td>``, ``Kepada Penggugat``) is
+    warm: its error text is a role the court's label table lacks (a Turut Tergugat, pihakke 4),
+    kept as the court printed it.
     """
     if expect not in EXPECT_KINDS:
         raise ValueError(f"expect must be 'list', 'detail' or 'tab', not {expect!r}")
@@ -118,7 +126,23 @@ def page_error(
         return _list_error(low, tail)
     if expect == "detail":
         return _detail_error(body, low, tail, case_number)
-    return _tab_error(low, head, tail, party_labels_missing)
+    return _tab_error(low, head, tail, party_labels_missing, shown_labels)
+
+
+def _shows_a_label(low: str, labels: Sequence[str]) -> bool:
+    """``low`` (a lower-cased fragment) shows one of ``labels`` as a party-label cell: the
+    whole text of a cell (``label`` or ``label <urutan>``, putusan_akhir.php:223) or after
+    ``Kepada [Pihak]`` (putusan_sela.php:72-80). A label inside running text (an amar naming
+    the Tergugat) does not count."""
+    for label in labels:
+        words = r"\s+".join(re.escape(w) for w in label.lower().split())
+        if not words or _PIHAK_NOT_FOUND.search(label.lower()):
+            continue
+        cell = rf"<td[^>]*>\s*(?:<font[^>]*>\s*)?{words}(?:\s+\d+)?\s*(?:</font>\s*)?</td>"
+        notice = rf"kepada\s+(?:pihak\s+)?{words}\s*(?:</font>\s*)?</td>"
+        if re.search(cell, low) or re.search(notice, low):
+            return True
+    return False
 
 
 def _challenge(low: str, head: str) -> bool:
@@ -155,10 +179,16 @@ def _detail_error(body: str, low: str, tail: str, case_number: str | None) -> st
     return None
 
 
-def _tab_error(low: str, head: str, tail: str, party_labels_missing: bool) -> str | None:
+def _tab_error(
+    low: str, head: str, tail: str, party_labels_missing: bool, shown_labels: Sequence[str]
+) -> str | None:
     if _HTML_START.search(head) or _LIST_TABLE.search(low) or _DETAIL_TITLE.search(low):
         return LIST_INSTEAD_OF_TAB
-    if not party_labels_missing and _PIHAK_NOT_FOUND.search(low):
+    if (
+        not party_labels_missing
+        and _PIHAK_NOT_FOUND.search(low)
+        and not _shows_a_label(low, shown_labels)
+    ):
         return SESSION_NOT_WARMED
     if not _FRAGMENT_END.search(tail):
         return TRUNCATED

@@ -16,6 +16,7 @@ import lxml.html
 
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.normalise import clean_text
+from harvest.sipp.warnings import warn
 
 #: An lxml HTML element (lxml ships no type stubs).
 Element = Any
@@ -31,15 +32,92 @@ _END_BR = re.compile(r"</br\s*>", re.IGNORECASE)
 
 
 def parse_html(html: str, page: str) -> Element:
-    """The document element of ``html`` (a full page or a fragment without ``<html>``)."""
+    """The document element of ``html`` (a full page or a fragment without ``<html>``).
+
+    Rows that a stray end tag pushed out of their table are put back (:func:`_put_rows_back`),
+    with a ``structure`` parse warning naming the row the text escaped from.
+    """
     if not html or not html.strip():
         raise ParseError(f"{page}: empty body, nothing to parse")
     if "</br" in html or "</BR" in html:
         html = _END_BR.sub("<br>", html)
     try:
-        return lxml.html.document_fromstring(html)
+        doc = lxml.html.document_fromstring(html)
     except (lxml.etree.ParserError, ValueError) as e:
         raise ParseError(f"{page}: HTML could not be parsed ({e})") from e
+    for label in _put_rows_back(doc):
+        warn_page = _WARN_PAGES.get(page) or (
+            "tab:" + page.removeprefix("tab ") if page.startswith("tab ") else None
+        )
+        if warn_page is not None:
+            warn(warn_page, label, STRUCTURE)
+    return doc
+
+
+#: The parse-warning kind of a page whose structure free text broke (docs/parsers.md).
+STRUCTURE = "structure"
+#: ``parse_html``'s page names -> the page of their parse warnings (tabs: ``tab:<slug>``;
+#: ``tab fragment`` is the generic reader, whose tab parser has warned already).
+_WARN_PAGES = {"detail page": "detail", "list page": "list", "tab fragment": ""}
+_ESCAPED_ROWS = "//tr[not(parent::table or parent::tbody or parent::thead or parent::tfoot)]"
+
+
+def _put_rows_back(doc: Element) -> list[str]:
+    """Put rows a stray ``</table>`` pushed out of their table back into it, in order.
+
+    Clerks paste petitum, dakwaan and amar texts from word processors; a stray ``</table>``
+    in such a text ends the enclosing table early (browsers and libxml2 alike), and the rows
+    after it become siblings of the table: a ``<tr>`` outside any table. Each such row goes back
+    to the end of the table before it, and what came between the table's end and the row (the
+    rest of the text whose cell was cut) back into the last cell of the table's last row.
+    Returns the labels (first-cell texts) of the rows whose text escaped, once each.
+    """
+    strays = xpath_elements(doc, _ESCAPED_ROWS)
+    if not strays:
+        return []
+    labels: list[str] = []
+    for tr in strays:
+        between: list[Element] = []
+        prev = tr.getprevious()
+        while prev is not None and prev.tag != "table":
+            between.append(prev)
+            prev = prev.getprevious()
+        if prev is None:
+            continue  # no table before it: nothing to put it back into
+        table = prev
+        own = rows(table)
+        if own and (between or (table.tail and table.tail.strip())):
+            last = own[-1]
+            tds = cells(last)
+            if tds:
+                cell = tds[-1]
+                _append_text(cell, table.tail)
+                table.tail = None
+                for el in reversed(between):
+                    cell.append(el)
+                label = clean_text(raw_text(tds[0])) if len(tds) > 1 else ""
+                if label not in labels:
+                    labels.append(label)
+        tail, tr.tail = tr.tail, None
+        body = table.find("tbody")
+        (body if body is not None else table).append(tr)
+        _append_text_after(table, tail)
+    return labels
+
+
+def _append_text(el: Element, more: str | None) -> None:
+    if not more:
+        return
+    children = list(el)
+    if children:
+        children[-1].tail = (children[-1].tail or "") + more
+    else:
+        el.text = (el.text or "") + more
+
+
+def _append_text_after(el: Element, more: str | None) -> None:
+    if more:
+        el.tail = (el.tail or "") + more
 
 
 _XPATHS: dict[str, Any] = {}
@@ -136,9 +214,11 @@ def _collect(el: Element, out: list[str], *, breaks: bool) -> None:
 def long_text(el: Element | None) -> str | None:
     """A long text cell (Petitum, Dakwaan, Isi Tuntutan, Amar Putusan) as clean text.
 
-    One line per paragraph or list item (``<p>``, ``<li>``), whitespace collapsed, joined by
-    ``"\\n"``; the ``<ol>`` numbering is not text. Text outside any ``<p>``/``<li>`` (plain text,
-    ``<br>``-separated lines) counts as paragraphs of its own, in page order. ``None`` for an
+    One line per paragraph or list item (``<p>``, ``<li>``) and per row of a table pasted into
+    the text (its cells joined by ``" | "``, never glued: ``1 | HGU 12/Kerinci | 4,2 Ha``),
+    whitespace collapsed, joined by ``"\\n"``; the ``<ol>`` numbering is not text. Text outside
+    any ``<p>``/``<li>`` (plain text, ``<br>``-separated lines) counts as paragraphs of its own,
+    in page order. ``None`` for an
     empty cell or ``-``.
     """
     if el is None:
@@ -161,6 +241,11 @@ def long_text(el: Element | None) -> str | None:
             if tag in ("p", "li"):
                 flush()
                 buf.append(raw_text(child).replace("\n", " "))
+                flush()
+            elif tag == "tr":
+                # a table pasted into the text: one line per row, its cells kept apart
+                flush()
+                buf.append(" | ".join(clean_text(raw_text(td)) for td in cells(child)))
                 flush()
             elif tag == "br":
                 buf.append("\n")

@@ -38,6 +38,7 @@ from harvest.meta import (
     META_NEEDS_WARM,
     META_PARSE_CONTEXT,
     META_REFRESH_GENERATION,
+    META_SHOWN_LABELS,
     META_WARMUP_URL,
 )
 from harvest.parse_report import parsed
@@ -391,6 +392,7 @@ class SippSpider(Spider):
                     tab.slug,
                     tab.url,
                     labels_missing=detail.party_labels_missing,
+                    shown_labels=detail.party_labels,
                 )
 
     def parse_tab(self, response: Response) -> Iterator[CasePart]:
@@ -476,7 +478,14 @@ class SippSpider(Spider):
         )
 
     def _tab_request(
-        self, court: CourtCrawl, raw_number: str, slug: str, url: str, *, labels_missing: bool
+        self,
+        court: CourtCrawl,
+        raw_number: str,
+        slug: str,
+        url: str,
+        *,
+        labels_missing: bool,
+        shown_labels: tuple[str, ...] = (),
     ) -> Request:
         number = identity.normalise_case_number(raw_number)
         group = identity.case_group(court.court_id, number)
@@ -493,6 +502,7 @@ class SippSpider(Spider):
                 META_NEEDS_WARM: True,
                 META_WARMUP_URL: court.base_url,
                 META_LABELS_MISSING: labels_missing,
+                META_SHOWN_LABELS: list(shown_labels),
                 META_PARSE_CONTEXT: tab_context(raw_number, slug),
                 **self._generation_meta(court),
             },

@@ -50,7 +50,11 @@ def _draw(seed: int, index: int, what: str) -> float:
 
 def apply(case: Case, *, seed: int, jenis_pengadilan: int) -> Case:
     """Give ``case`` the broken pages it has on a court with ``--broken-pages`` (in place)."""
-    if jenis_pengadilan == 2 and case.alur.id != 124 and _draw(seed, case.index, "cut") < _CUT_SHARE:
+    if (
+        jenis_pengadilan == 2
+        and case.alur.id != 124
+        and _draw(seed, case.index, "cut") < _CUT_SHARE
+    ):
         du: dict[str, Any] = case.case_data["data_umum"]
         case.extra["cut"] = {
             "data_umum": du,  # what the view was given: rendered up to the cut

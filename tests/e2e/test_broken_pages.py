@@ -31,9 +31,7 @@ def test_broken_pages_crawl_equals_the_ground_truth(tmp_path: Path, variant: str
         state_query(tmp_path / "ws", "SELECT status, COUNT(*) FROM requests GROUP BY 1")
     )
     assert set(statuses) == {"ok"}, statuses
-    cut = [
-        key for key, doc in truth.items() if doc["case"]["data_umum"].get("informasi") == {}
-    ]
+    cut = [key for key, doc in truth.items() if doc["case"]["data_umum"].get("informasi") == {}]
     warned = state_query(
         tmp_path / "ws",
         "SELECT COUNT(*) FROM parse_warnings WHERE kind = 'cut'",
@@ -46,4 +44,5 @@ def test_broken_pages_crawl_equals_the_ground_truth(tmp_path: Path, variant: str
         for key in cut:
             assert got[key]["tabs"], json.dumps(got[key])[:500]
     else:
-        assert cut == [] and warned == [(0,)]
+        assert cut == []
+        assert warned == [(0,)]

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from harvest.sipp import page_error
+from tests.support.pages import FIXTURES
 
 DETAIL = """<html><head><title>SIPP</title></head><body>
 <div id="pageTitle"><b>INFORMASI DETAIL PERKARA</b></div>
@@ -128,3 +131,50 @@ def test_recaptcha_is_a_challenge_only_without_sipp_structure(real_list_html):
         "<span></span>", "<span class='g-recaptcha' data-sitekey='x'></span>"
     )
     assert page_error(with_captcha, expect="list") is None
+
+
+# --- a label the court's table lacks for one role is not a cold session -----------------------
+
+_FOUR_SIDES = (
+    FIXTURES / "golden" / "verdict-putusan-gugatan-empat-pihak" / "page.html"
+).read_text(encoding="utf-8")
+_ERROR_LABEL = '<font color="red">Error, Pihak Not Found!!!</font>'
+
+
+def test_one_role_missing_while_the_header_shows_its_labels_is_warm():
+    # putusan_akhir.php:331: pihakke 4 has no label; pihakke 1 and 2 print Penggugat/Tergugat
+    assert _ERROR_LABEL + " 1" in _FOUR_SIDES
+    assert "<td>Penggugat 1</td>" in _FOUR_SIDES
+    assert page_error(_FOUR_SIDES, expect="tab") == "session not warmed: party labels missing"
+    shown = ("Penggugat", "Tergugat")
+    assert page_error(_FOUR_SIDES, expect="tab", shown_labels=shown) is None
+
+
+def test_a_cold_fragment_shows_no_label_of_the_header_and_stays_cold():
+    cold = _FOUR_SIDES
+    for label in ("Turut Tergugat", "Penggugat", "Tergugat"):
+        cold = re.sub(rf"<td>{label} (\d+)</td>", rf"<td>{_ERROR_LABEL} \1</td>", cold)
+    assert "<td>Penggugat 1</td>" not in cold
+    shown = ("Penggugat", "Tergugat")
+    assert (
+        page_error(cold, expect="tab", shown_labels=shown)
+        == "session not warmed: party labels missing"
+    )
+
+
+def test_a_header_label_in_running_text_is_no_label_cell():
+    # an amar naming the Tergugat does not make a cold fragment warm
+    text_only = (
+        f"<table><tr><td>{_ERROR_LABEL} 1</td><td>A</td></tr>"
+        "<tr><td>Amar</td><td>Menghukum Tergugat membayar biaya perkara</td></tr></table>"
+        '<script type="text/javascript">closeLoading();</script>'
+    )
+    assert (
+        page_error(text_only, expect="tab", shown_labels=("Tergugat",))
+        == "session not warmed: party labels missing"
+    )
+    notice = text_only.replace(
+        "<td>Amar</td>",
+        '<td><font color="white">Pemberitahuan Putusan Sela Kepada Tergugat</font></td>',
+    )
+    assert page_error(notice, expect="tab", shown_labels=("Tergugat",)) is None

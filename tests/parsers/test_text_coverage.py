@@ -144,3 +144,18 @@ def test_replica_crawl_text_is_all_in_its_items(variant: str, tmp_path: Path) ->
     assert sum(page.kind == "detail" for page, _ in results) == CASES
     failing = [(page, dropped) for page, dropped in results if dropped]
     assert not failing, _report(failing)
+
+
+def test_glued_cells_of_a_pasted_table_are_caught() -> None:
+    """A pasted table read as one glued text (``1HGU 12/Kerinci4,2 Ha``) loses its cell
+    boundaries: the check reports the cells, found only inside longer words."""
+    folder = GOLDEN / "detail-pn-petitum-pasted"
+    html = (folder / "page.html").read_text(encoding="utf-8")
+    data = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    assert dropped_texts("detail", html, data) == []
+    petitum = data["data_umum"]["petitum"]
+    data["data_umum"]["petitum"] = petitum.replace(" | ", "")
+    assert "1HGU 12/Kerinci4,2 Ha" in data["data_umum"]["petitum"]
+    dropped = dropped_texts("detail", html, data)
+    assert "HGU 12/Kerinci" in dropped
+    assert "SHM 301/Sungai Penuh" in dropped

@@ -44,7 +44,8 @@ def test_a_500_with_a_cut_detail_page_is_the_apps_cut_and_is_kept() -> None:
     request = _request()
     got = mw.process_response(request, _answer(request, CUT, status=500))
     assert isinstance(got, HtmlResponse)
-    assert got.status == 200 and got.text == CUT
+    assert got.status == 200
+    assert got.text == CUT
     assert _stat(mw, "harvest/validation/cut/status_500") == 1
     assert META_PAGE_ERROR not in request.meta
 
@@ -59,9 +60,11 @@ def test_a_200_cut_is_fetched_again_and_kept_when_the_bytes_repeat() -> None:
     assert first != again
     retry = mw.process_response(request, _answer(request, first))
     assert isinstance(retry, Request)
-    assert retry.meta["retry_times"] == 1 and retry.meta[META_CUT_DIGEST]
+    assert retry.meta["retry_times"] == 1
+    assert retry.meta[META_CUT_DIGEST]
     got = mw.process_response(retry, _answer(retry, again))
-    assert isinstance(got, HtmlResponse) and got.text == again
+    assert isinstance(got, HtmlResponse)
+    assert got.text == again
     assert _stat(mw, "harvest/validation/cut/same_bytes_twice") == 1
 
 
