@@ -59,50 +59,67 @@ STRUCTURE = "structure"
 #: ``parse_html``'s page names -> the page of their parse warnings (tabs: ``tab:<slug>``;
 #: ``tab fragment`` is the generic reader, whose tab parser has warned already).
 _WARN_PAGES = {"detail page": "detail", "list page": "list", "tab fragment": ""}
-_ESCAPED_ROWS = "//tr[not(parent::table or parent::tbody or parent::thead or parent::tfoot)]"
+_ESCAPED_ROWS = "//tr[not(ancestor::table)]"
+_TABLE_BEFORE = "preceding::table[not(ancestor::table)][1]"
 
 
 def _put_rows_back(doc: Element) -> list[str]:
     """Put rows a stray ``</table>`` pushed out of their table back into it, in order.
 
     Clerks paste petitum, dakwaan and amar texts from word processors; a stray ``</table>``
-    in such a text ends the enclosing table early (browsers and libxml2 alike), and the rows
-    after it become siblings of the table: a ``<tr>`` outside any table. Each such row goes back
-    to the end of the table before it, and what came between the table's end and the row (the
-    rest of the text whose cell was cut) back into the last cell of the table's last row.
-    Returns the labels (first-cell texts) of the rows whose text escaped, once each.
+    (or ``</td></tr></table>``, ``</div>``) in such a text ends the enclosing table early
+    (browsers and libxml2 alike), and the rows after it land outside any table. Each such row
+    goes back to the end of the (outermost) table before it, and what came between that
+    table's end and the row (the rest of the text whose cell was cut) back into the last cell
+    of the table's last row, in page order. Returns the labels (first-cell texts) of the rows
+    whose text escaped, once each.
     """
     strays = xpath_elements(doc, _ESCAPED_ROWS)
     if not strays:
         return []
     labels: list[str] = []
     for tr in strays:
-        between: list[Element] = []
-        prev = tr.getprevious()
-        while prev is not None and prev.tag != "table":
-            between.append(prev)
-            prev = prev.getprevious()
-        if prev is None:
+        table = first(tr, _TABLE_BEFORE)
+        if table is None:
             continue  # no table before it: nothing to put it back into
-        table = prev
+        escaped = _between(table, tr)
         own = rows(table)
-        if own and (between or (table.tail and table.tail.strip())):
-            last = own[-1]
-            tds = cells(last)
-            if tds:
-                cell = tds[-1]
-                _append_text(cell, table.tail)
-                table.tail = None
-                for el in reversed(between):
-                    cell.append(el)
-                label = clean_text(raw_text(tds[0])) if len(tds) > 1 else ""
-                if label not in labels:
-                    labels.append(label)
-        tail, tr.tail = tr.tail, None
+        tds = cells(own[-1]) if own else []
+        if tds and any(not isinstance(x, str) or x.strip() for x in escaped):
+            cell = tds[-1]
+            for piece in escaped:
+                if isinstance(piece, str):
+                    _append_text(cell, piece)
+                else:
+                    cell.append(piece)
+            label = clean_text(raw_text(tds[0])) if len(tds) > 1 else ""
+            if label not in labels:
+                labels.append(label)
+        tr.tail = None
         body = table.find("tbody")
         (body if body is not None else table).append(tr)
-        _append_text_after(table, tail)
     return labels
+
+
+def _between(table: Element, tr: Element) -> list[Element | str]:
+    """What follows ``table``'s end up to ``tr`` in page order (elements, and texts detached
+    from the tails they were), taken out of the tree; ``tr`` is a later sibling of the table
+    or of one of its ancestors."""
+    out: list[Element | str] = []
+    node = table
+    while node is not None:
+        if node.tail:
+            out.append(node.tail)
+            node.tail = None
+        sib = node.getnext()
+        while sib is not None and sib is not tr:
+            nxt = sib.getnext()
+            out.append(sib)  # moved with its tail
+            sib = nxt
+        if sib is tr:
+            return out
+        node = node.getparent()
+    return out
 
 
 def _append_text(el: Element, more: str | None) -> None:
@@ -218,8 +235,7 @@ def long_text(el: Element | None) -> str | None:
     the text (its cells joined by ``" | "``, never glued: ``1 | HGU 12/Kerinci | 4,2 Ha``),
     whitespace collapsed, joined by ``"\\n"``; the ``<ol>`` numbering is not text. Text outside
     any ``<p>``/``<li>`` (plain text, ``<br>``-separated lines) counts as paragraphs of its own,
-    in page order. ``None`` for an
-    empty cell or ``-``.
+    in page order. ``None`` for an empty cell or ``-``.
     """
     if el is None:
         return None

@@ -13,6 +13,13 @@ app breaks"), and their ground truth is what those pages show:
   (CodeIgniter's production ``error_reporting(0)``). The truth's ``data_umum`` keeps the rows
   before the cut and ``informasi: {}``; the tabs work and are in the truth as always.
 
+- **pasted petitum** (civil gugatan, alur 1, with a Petitum, a quarter of the cases): the clerk
+  pasted a table of land titles from a word processor into the Petitum (printed raw at
+  data_umum.php:486), and the paste carried a stray ``</td></tr></table>``: the view's table
+  ends inside the Petitum, the closing paragraph and the Pihak Dipublikasikan / Prodeo rows come
+  after its end. The truth's petitum has the table one line per row, cells ``" | "`` apart,
+  then the paragraph, in page order; every other row as always.
+
 The choice of cases is a hash of the seed and the case index, so it never disturbs the model's
 random streams (the same court is the same court, switch on or off, apart from these pages).
 """
@@ -41,6 +48,18 @@ _BEFORE_INFORMASI = (
 )
 #: Share of the eligible cases that get a cut page
 _CUT_SHARE = 1 / 3
+#: Share of the alur 1 cases with a Petitum that get a pasted one
+_PASTE_SHARE = 1 / 4
+#: The land titles a pasted Petitum lists (number, title, area)
+_TITLES = (
+    ("HGU 12/Kerinci", "4,2 Ha"),
+    ("SHM 301/Sungai Penuh", "0,8 Ha"),
+    ("SHGB 77/Siulak", "1.250 m2"),
+    ("SHM 1045/Hamparan Rawang", "2,1 Ha"),
+)
+_CLOSING = "Menghukum Tergugat untuk tunduk dan patuh pada putusan ini;"
+#: The end of the Petitum's cell as render.data_umum prints it (long_text's closing div)
+_PETITUM_END = "</div></td>\n\t\t\t</tr>\n"
 
 
 def _draw(seed: int, index: int, what: str) -> float:
@@ -63,7 +82,52 @@ def apply(case: Case, *, seed: int, jenis_pengadilan: int) -> Case:
         shown = {k: du[k] for k in _BEFORE_INFORMASI if k in du}
         shown["informasi"] = {}
         case.case_data = {**case.case_data, "data_umum": shown}
+    du = case.case_data["data_umum"]
+    if (
+        jenis_pengadilan == 1
+        and case.alur.id == 1
+        and du.get("petitum")
+        and _draw(seed, case.index, "paste") < _PASTE_SHARE
+    ):
+        k = int(_draw(seed, case.index, "titles") * 3) + 2
+        titles = [_TITLES[(case.index + j) % len(_TITLES)] for j in range(k)]
+        case.extra["pasted"] = titles
+        lines = [f"{n} | {title} | {area}" for n, (title, area) in enumerate(titles, 1)]
+        shown = {**du, "petitum": "\n".join([du["petitum"], *lines, _CLOSING])}
+        case.case_data = {**case.case_data, "data_umum": shown}
     return case
+
+
+def pasted_petitum(case: Case) -> bool:
+    """The case's Petitum carries a pasted table (and the truth has it already)."""
+    return "pasted" in case.extra
+
+
+def original_data_umum(case: Case) -> dict[str, Any]:
+    """Data Umum with the Petitum the model wrote (the pasted part is added by paste_petitum)."""
+    du: dict[str, Any] = case.case_data["data_umum"]
+    lines = du["petitum"].split("\n")
+    return {**du, "petitum": "\n".join(lines[: -len(case.extra["pasted"]) - 1])}
+
+
+def paste_petitum(case: Case, html: str) -> str:
+    """The detail page with the pasted table, its stray end tags and the closing paragraph
+    at the end of the Petitum (markup of a word processor's paste)."""
+    rows = "".join(
+        '<tr><td width="30" valign="top"><p class="MsoNormal">'
+        f"{n}</p></td>"
+        f'<td width="200" valign="top"><p class="MsoNormal">{title}</p></td>'
+        f'<td width="80" valign="top"><p class="MsoNormal">{area}</p></td></tr>'
+        for n, (title, area) in enumerate(case.extra["pasted"], 1)
+    )
+    pasted = (
+        '<table class="MsoTableGrid" border="1" cellspacing="0" cellpadding="0">'
+        + rows
+        + "</table></td></tr></table>"
+        + f'<p class="MsoNormal">{_CLOSING}</p>'
+    )
+    at = html.index(_PETITUM_END, html.index('<font color="white">Petitum</font>'))
+    return html[:at] + pasted + html[at:]
 
 
 def cut_status(case: Case) -> int | None:

@@ -438,6 +438,16 @@ class Site:
             )
             html = render_broken.cut_page(detail_page(self._shell(base), whole, token, penahanan))
             return Response.html(html, status, full_page=True)
+        if render_broken.pasted_petitum(case):
+            # --broken-pages: a Petitum pasted with a table and stray end tags
+            whole = dataclasses.replace(
+                case,
+                case_data={**case.case_data, "data_umum": render_broken.original_data_umum(case)},
+            )
+            html = render_broken.paste_petitum(
+                case, detail_page(self._shell(base), whole, token, penahanan)
+            )
+            return Response.html(html, full_page=True)
         html = detail_page(self._shell(base), case, token, penahanan)
         return Response.html(html, full_page=True)
 
