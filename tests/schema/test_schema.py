@@ -63,7 +63,9 @@ def test_every_ground_truth_document_of_every_court_kind_matches(
 def _civil_document(tmp_path: Path) -> dict[str, Any]:
     documents = truth(tmp_path, "pn", 60)
     return next(
-        d for d in documents if "nilai_sengketa" in d["case"]["data_umum"] and "putusan" in d["tabs"]
+        d
+        for d in documents
+        if "nilai_sengketa" in d["case"]["data_umum"] and "putusan" in d["tabs"]
     )
 
 
