@@ -18,7 +18,16 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NotRequired, Required, Union, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    NotRequired,
+    Required,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from harvest.sipp import document as case_types
 from harvest.sipp import record_tabs, tabs, verdicts
@@ -135,6 +144,17 @@ def python_type_schema(hint: Any) -> JSONSchema:
     raise TypeError(f"no JSON Schema for the annotation {hint!r}")
 
 
+#: What the members of :class:`pipelines.store.ShippedDocument` mean (docs/item-format.md).
+_MEANINGS = {
+    "dedupe_key": "source_type + ':' + source_id: the document's key",
+    "source_type": "'sipp.' + the court id",
+    "source_id": "the normalised case number",
+    "content_hash": "sha256: + hex SHA-256 of the canonical JSON of the hashed members",
+    "complete": "the case part and every tab it lists as available are present",
+    "version": "ms since the epoch of the document's last change (ship.py, --changed-since)",
+}
+
+
 def typed_dict_schema(cls: Any) -> JSONSchema:
     """A TypedDict as a closed object; ``NotRequired`` keys (and those of a ``total=False``
     class) are optional. Read from the annotations, as postponed ones hide ``NotRequired``
@@ -151,9 +171,17 @@ def typed_dict_schema(cls: Any) -> JSONSchema:
         elif get_origin(annotated) is Required:
             (hint,) = get_args(annotated)
             optional = False
+        meaning = None
+        if get_origin(hint) is Annotated:
+            hint, *extras = get_args(hint)
+            meaning = next((x for x in extras if isinstance(x, str)), None)
         if not optional:
             required.append(name)
         properties[name] = python_type_schema(hint)
+        if meaning:
+            properties[name]["description"] = meaning
+        elif name in _MEANINGS and cls is ShippedDocument:
+            properties[name]["description"] = _MEANINGS[name]
         if name == "lainnya":
             properties[name] = {**properties[name], **_OTHER_ROWS, "type": "array"}
     out: JSONSchema = {"type": "object", "properties": properties}
@@ -470,8 +498,12 @@ def document_schema(version: int) -> JSONSchema:
         "const": version,
         "description": "the item format (docs/item-format.md, Versions)",
     }
-    props["content_hash"] = {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"}
-    props["version"] = {"type": "integer", "minimum": 1}
+    props["content_hash"] = {
+        "type": "string",
+        "pattern": "^sha256:[0-9a-f]{64}$",
+        "description": _MEANINGS["content_hash"],
+    }
+    props["version"] = {"type": "integer", "minimum": 1, "description": _MEANINGS["version"]}
     props["case"] = {"anyOf": [{"$ref": "#/$defs/case"}, {"type": "null"}]}
     tab_defs = tab_schemas()
     tab_props: dict[str, JSONSchema] = {}

@@ -7,7 +7,7 @@ tables, so the published schema and the parsers cannot drift apart.
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 __all__ = [
     "CaseData",
@@ -27,8 +27,8 @@ __all__ = [
 class PartyGroup(TypedDict):
     """One ``label:<br>names`` group of the list's Para Pihak cell."""
 
-    label: str
-    nama: list[str]
+    label: Annotated[str, "the party label as shown, without its ':'"]
+    nama: Annotated[list[str], "the names, one per line, page order"]
 
 
 class OtherColumn(TypedDict):
@@ -52,24 +52,24 @@ class ListRowData(TypedDict, total=False):
 class HeaderSide(TypedDict):
     """One party column of the detail page's header."""
 
-    label: str
-    nama: list[str]
+    label: Annotated[str, "the party label of the first header row (Penggugat, Terdakwa, ...)"]
+    nama: Annotated[list[str], "the names of the second header row, one per line"]
 
 
 class HeaderData(TypedDict):
     """The detail page's header table (``table#tableinfo``)."""
 
-    nomor_perkara: str
-    pihak_1: HeaderSide | None
-    pihak_2: HeaderSide | None
-    status_perkara: str | None
+    nomor_perkara: Annotated[str, "the case number as the header shows it, not stripped"]
+    pihak_1: Annotated[HeaderSide | None, "the first party; null on a tilang case"]
+    pihak_2: Annotated[HeaderSide | None, "the second party"]
+    status_perkara: Annotated[str | None, "the case's stage (Persidangan, Minutasi, ...)"]
 
 
 class PartyEntry(TypedDict):
     """A Data Umum party row (``No | Nama`` nested table)."""
 
-    label: str
-    nama: list[str]
+    label: Annotated[str, "the row label (Penggugat, Terdakwa, Anak Korban, ...)"]
+    nama: Annotated[list[str], "the names of the nested table, page order"]
     #: the whole nested table (header row first) when it has a column the template lacks
     lainnya: NotRequired[list[list[Any]]]
 
@@ -77,15 +77,15 @@ class PartyEntry(TypedDict):
 class KuasaRow(TypedDict):
     """One lawyer of a Data Umum lawyer row."""
 
-    nama: str
-    nama_pihak: str
+    nama: Annotated[str, "the lawyer's name"]
+    nama_pihak: Annotated[str, "the party the lawyer represents"]
 
 
 class KuasaEntry(TypedDict):
     """A Data Umum lawyer row (``No | Nama | Nama Pihak`` nested table)."""
 
-    label: str
-    rows: list[KuasaRow]
+    label: Annotated[str, "the row label (Kuasa Hukum Penggugat, Penasihat Hukum, ...)"]
+    rows: Annotated[list[KuasaRow], "the lawyers of the nested table, page order"]
     lainnya: NotRequired[list[list[Any]]]
 
 
@@ -99,19 +99,19 @@ class OtherRow(TypedDict):
 class TabEntry(TypedDict):
     """A tab the detail page lists (without Data Umum)."""
 
-    slug: str
-    label: str
-    available: bool
+    slug: Annotated[str, "the tab's route (show_<slug>): penetapan, jadwal_sidang, putusan, ..."]
+    label: Annotated[str, "the tab's anchor text, whitespace collapsed"]
+    available: Annotated[bool, "false for a tab the stock app cannot serve (we_kppu)"]
 
 
 class CaseData(TypedDict):
     """The ``case`` part: list row + detail page. ``data_umum`` is typed by the Data Umum label
     table of :mod:`harvest.sipp.detail_page` (its keys depend on the flow and court type)."""
 
-    court: str
-    nomor_perkara: str
-    nomor_perkara_raw: str
-    list_row: ListRowData | None
-    header: HeaderData
-    data_umum: dict[str, Any]
-    tabs: list[TabEntry]
+    court: Annotated[str, "the crawl's court id (-a court_id)"]
+    nomor_perkara: Annotated[str, "the normalised case number (the document's source_id)"]
+    nomor_perkara_raw: Annotated[str, "the header's case number exactly as shown"]
+    list_row: Annotated[ListRowData | None, "the case's row on the all-cases list"]
+    header: Annotated[HeaderData, "the detail page's header table"]
+    data_umum: Annotated[dict[str, Any], "the Data Umum rows"]
+    tabs: Annotated[list[TabEntry], "the tabs the detail page lists, page order"]
