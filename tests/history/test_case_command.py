@@ -20,7 +20,7 @@ from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import crawl, scrapy_command
 
 COURT = "pn-replika"
-CASES = 25
+CASES = 60
 SEED = 41
 
 
@@ -54,11 +54,12 @@ def read_record(ws: Path, record: dict[str, Any]) -> tuple[bytes, dict[str, Any]
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)
 def test_scrapy_case_on_a_case_refreshed_twice_shows_both_changes_and_their_pages(
     tmp_path: Path,
 ) -> None:
     ws = tmp_path / "ws"
-    days = [TODAY, TODAY + dt.timedelta(days=45), TODAY + dt.timedelta(days=90)]
+    days = [TODAY, TODAY + dt.timedelta(days=30), TODAY + dt.timedelta(days=60)]
     seen: list[dict[str, str]] = []
     for number, day in enumerate(days):
         with running_replica(
