@@ -35,6 +35,7 @@ from psycopg.pq import TransactionStatus
 from harvest.dburl import is_database_url, redact_url, scrub
 from harvest.postgres import connect, prepare_schema
 from pipelines.store import (
+    _HISTORY_SCHEMA,
     _SCHEMA,
     BUSY_TIMEOUT_MS,
     SCHEMA_VERSION,
@@ -60,6 +61,11 @@ _PG_SCHEMA: Final = (
     .replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS")
     .replace(") WITHOUT ROWID;", ");")
     + "CREATE INDEX IF NOT EXISTS parts_by_court ON parts (court);"
+)
+#: The part history (issue 28, additive): ``items.sqlite``'s statement, keys in "C" collation;
+#: created under the schema lock by every writable connection (an older database gains it).
+_PG_HISTORY_SCHEMA: Final = re.sub(
+    r"\b(dedupe_key|part)(\s+)TEXT", r'\1\2TEXT COLLATE "C"', _HISTORY_SCHEMA
 )
 _COLUMNS: Final = {
     "parts": "dedupe_key, part, court, source_id, case_number_raw, data_json, part_hash, "
@@ -196,3 +202,8 @@ def _prepare(conn: psycopg.Connection[Any], url: str, *, readonly: bool) -> None
                 f"{SCHEMA_VERSION}; use a matching harvest version or another database"
             ),
         )
+        if not readonly:
+            exists = conn.execute("SELECT to_regclass('part_history')").fetchone()
+            if exists is None or exists[0] is None:
+                conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_LOCK_CLASS,))
+                conn.execute(_PG_HISTORY_SCHEMA)  # type: ignore[arg-type]  # many statements

@@ -64,6 +64,7 @@ __all__ = [
     "InvalidPart",
     "ItemStore",
     "ItemStoreError",
+    "PartFetch",
     "PartRecord",
     "ShippedDocument",
     "UpsertResult",
@@ -117,6 +118,27 @@ CREATE INDEX cases_by_complete ON cases (complete, dedupe_key);
 CREATE INDEX cases_by_court ON cases (court, complete, dedupe_key);
 """
 
+
+# -- part history (additive: issue 28) ------------------------------------------------------
+#: One row per upsert of a part (every fetch that produced it): when, from which URL, its
+#: hash and item format, and its data when it was created or changed (NULL when the fetch found
+#: the stored data). ``scrapy case`` rebuilds every version of a document from it. Created, if
+#: missing, by every writable open on both backends; a store without it has no history yet.
+_HISTORY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS part_history (
+    dedupe_key      TEXT NOT NULL,
+    part            TEXT NOT NULL,
+    seen_at         TEXT NOT NULL,
+    fetched_at      TEXT NOT NULL,
+    url             TEXT NOT NULL,
+    part_hash       TEXT NOT NULL,
+    schema_version  INTEGER NOT NULL,
+    result          TEXT NOT NULL,
+    data_json       TEXT
+);
+CREATE INDEX IF NOT EXISTS part_history_by_key ON part_history (dedupe_key, seen_at);
+"""
+# -- end of part history ----------------------------------------------------------------------
 
 #: The remedy for a damaged item store that loses nothing (the crawl's cross-check rebuilds it).
 _MOVE_ASIDE = (
@@ -178,6 +200,24 @@ class PartRecord:
     first_seen: str
     last_changed: str
     last_seen: str
+
+
+@dataclass(frozen=True)
+class PartFetch:
+    """One row of the part history (:meth:`ItemStore.part_history`): one upsert of a part.
+
+    ``result`` is ``created``, ``updated`` or ``unchanged``; ``data`` is the part's data for
+    the first two (``None`` when unchanged: the data of the version before)."""
+
+    dedupe_key: str
+    part: str
+    seen_at: str
+    fetched_at: str
+    url: str
+    part_hash: str
+    schema_version: int
+    result: str
+    data: Any
 
 
 def validate_part(*, court: Any, case_number: Any, part: Any, data: Any) -> ValidPart:
@@ -499,6 +539,7 @@ class ItemStore:
         self._part_versions = version == SCHEMA_VERSION or not self.readonly
         if not self.readonly:
             try:
+                conn.executescript(_HISTORY_SCHEMA)
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
             except sqlite3.DatabaseError as exc:
@@ -667,11 +708,32 @@ class ItemStore:
                         ),
                     )
                     result = UpsertResult.UPDATED
+                self._record_fetch(valid, result, now, url, fetched_at)
                 if result is not UpsertResult.UNCHANGED:
                     self._refresh_case(valid, now)
             except self._db_errors as exc:
                 raise self._error("cannot write a part", exc) from exc
         return result
+
+    def _record_fetch(
+        self, valid: ValidPart, result: UpsertResult, now: str, url: str, fetched_at: str
+    ) -> None:
+        """The part history row of one upsert (in the upsert's transaction)."""
+        self._execute(
+            "INSERT INTO part_history (dedupe_key, part, seen_at, fetched_at, url, part_hash,"
+            " schema_version, result, data_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                valid.dedupe_key,
+                valid.part,
+                now,
+                fetched_at,
+                url,
+                valid.part_hash,
+                ITEM_SCHEMA_VERSION,
+                result.value,
+                None if result is UpsertResult.UNCHANGED else valid.data_json,
+            ),
+        )
 
     def _refresh_case(self, valid: ValidPart, now: str) -> None:
         # updated_at is the document's version (iter_documents(versions=True)): strictly
@@ -726,12 +788,19 @@ class ItemStore:
     # -- reading -------------------------------------------------------------------------------
 
     def iter_documents(
-        self, *, complete_only: bool = True, court: str | None = None, versions: bool = False
+        self,
+        *,
+        complete_only: bool = True,
+        court: str | None = None,
+        versions: bool = False,
+        changed_since: str | None = None,
     ) -> Iterator[ShippedDocument]:
         """Stream the merged case documents ordered by ``dedupe_key`` (memory stays flat).
 
-        ``complete_only`` keeps complete cases only; ``court`` keeps one court id. The whole
-        iteration reads one snapshot of the store, even while a crawl keeps writing.
+        ``complete_only`` keeps complete cases only; ``court`` keeps one court id;
+        ``changed_since`` (:mod:`harvest.clock` text) the documents created or changed at or
+        after that time. The whole iteration reads one snapshot of the store, even while a
+        crawl keeps writing.
         """
         where: list[str] = []
         params: list[Any] = []
@@ -740,6 +809,9 @@ class ItemStore:
         if court is not None:
             where.append("c.court = ?")
             params.append(court)
+        if changed_since is not None:
+            where.append("c.updated_at >= ?")
+            params.append(changed_since)
         sql = (
             "SELECT c.dedupe_key, c.court, c.source_id, p.part, p.data_json, c.updated_at,"
             f" {self._version_column('p.')}"
@@ -830,6 +902,65 @@ class ItemStore:
         values = list(row)
         values[5] = json.loads(values[5])
         return PartRecord(*values)
+
+    def part_history(self, dedupe_key: str) -> list[PartFetch]:
+        """Every recorded upsert of the parts of one case, oldest first (``[]``: none, or a
+        store written before the history existed)."""
+        try:
+            rows = self._execute(
+                "SELECT dedupe_key, part, seen_at, fetched_at, url, part_hash, schema_version,"
+                " result, data_json FROM part_history WHERE dedupe_key = ?"
+                " ORDER BY seen_at, part",
+                (dedupe_key,),
+            ).fetchall()
+        except self._db_errors as exc:
+            if self._missing_table(exc):
+                return []
+            raise self._error("cannot read the part history", exc) from exc
+        return [
+            PartFetch(
+                dedupe_key=row[0],
+                part=row[1],
+                seen_at=row[2],
+                fetched_at=row[3],
+                url=row[4],
+                part_hash=row[5],
+                schema_version=int(row[6]),
+                result=row[7],
+                data=json.loads(row[8]) if row[8] is not None else None,
+            )
+            for row in rows
+        ]
+
+    def _missing_table(self, exc: Exception) -> bool:
+        """True when ``exc`` says a table does not exist (an older store, read-only)."""
+        text = str(exc)
+        return "no such table" in text or ('relation "' in text and "does not exist" in text)
+
+    def find_by_number(self, number: str) -> list[str]:
+        """The dedupe keys of every court's case with this (normalised) case number."""
+        try:
+            rows = self._execute(
+                "SELECT dedupe_key FROM cases WHERE source_id = ? ORDER BY dedupe_key", (number,)
+            ).fetchall()
+        except self._db_errors as exc:
+            raise self._error("cannot look up a case number", exc) from exc
+        return [str(row[0]) for row in rows]
+
+    def iter_case_parts(self, court: str | None = None) -> Iterator[tuple[str, Any]]:
+        """``(dedupe_key, data)`` of every stored ``case`` part (of one court), in key order,
+        from one snapshot."""
+        sql = "SELECT dedupe_key, data_json FROM parts WHERE part = ?"
+        params: list[Any] = [CASE_PART]
+        if court is not None:
+            sql += " AND court = ?"
+            params.append(court)
+        try:
+            with self._snapshot():
+                for key, data_json in self._stream(sql + " ORDER BY dedupe_key", params):
+                    yield str(key), json.loads(data_json)
+        except self._db_errors as exc:
+            raise self._error("cannot read case parts", exc) from exc
 
     def missing_tabs(self, dedupe_key: str) -> list[str] | None:
         """The available tabs a case still waits for (``None``: no such case, or no case part)."""

@@ -94,6 +94,31 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_by_court ON records (court, kind, key);
 CREATE INDEX IF NOT EXISTS records_by_file ON records (file);
 """
+# -- entry history (additive: issue 28) -----------------------------------------------------
+#: Every entry ever indexed, not only the latest of its key (``scrapy case`` shows the record
+#: behind each version of a case). Pruning keeps the entries younger than the retention
+#: (``HARVEST_ARCHIVE_RETENTION_DAYS``) and forgets the ones it removes. An index created
+#: before it gains the table, filled with the latest entries, on its first writable open.
+_HISTORY_SCHEMA = """
+CREATE TABLE history (
+    key         TEXT NOT NULL,
+    court       TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    tab         TEXT,
+    file        TEXT NOT NULL,
+    offset      INTEGER NOT NULL,
+    length      INTEGER NOT NULL,
+    fetched_at  TEXT NOT NULL,
+    digest      TEXT NOT NULL,
+    status      INTEGER NOT NULL,
+    url         TEXT NOT NULL,
+    run         TEXT NOT NULL,
+    PRIMARY KEY (key, file, offset)
+) WITHOUT ROWID;
+CREATE INDEX history_by_file ON history (file);
+INSERT INTO history SELECT * FROM records;
+"""
+# -- end of entry history -------------------------------------------------------------------
 
 
 class ArchiveError(RuntimeError):
@@ -189,6 +214,11 @@ def _fsync_dir(path: Path) -> None:
 # ------------------------------------------------------------------------------------ index
 
 
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+    return row.fetchone() is not None
+
+
 class ArchiveIndex:
     """``archive/index.sqlite``: the logical request key -> its latest archived entry."""
 
@@ -221,6 +251,8 @@ class ArchiveIndex:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.executescript(_SCHEMA)
+                if not _has_table(conn, "history"):
+                    conn.executescript(f"BEGIN IMMEDIATE; {_HISTORY_SCHEMA} COMMIT;")
                 secure_sqlite_files(path)
         except sqlite3.Error as exc:
             raise ArchiveError(f"archive index {str(path)!r}: {exc}") from exc
@@ -242,28 +274,31 @@ class ArchiveIndex:
     def put_many(self, entries: Sequence[IndexEntry]) -> None:
         """Point each entry's key at it, in one transaction (committed on return)."""
         try:
+            rows = [
+                (
+                    entry.key,
+                    entry.court,
+                    entry.kind,
+                    entry.tab,
+                    entry.file,
+                    entry.offset,
+                    entry.length,
+                    entry.fetched_at,
+                    entry.digest,
+                    entry.status,
+                    entry.url,
+                    entry.run,
+                )
+                for entry in entries
+            ]
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO records (key, court, kind, tab, file, offset, length,"
-                " fetched_at, digest, status, url, run) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        entry.key,
-                        entry.court,
-                        entry.kind,
-                        entry.tab,
-                        entry.file,
-                        entry.offset,
-                        entry.length,
-                        entry.fetched_at,
-                        entry.digest,
-                        entry.status,
-                        entry.url,
-                        entry.run,
-                    )
-                    for entry in entries
-                ],
-            )
+            for table in ("records", "history"):
+                self._conn.executemany(
+                    f"INSERT OR REPLACE INTO {table} (key, court, kind, tab, file, offset,"
+                    " length, fetched_at, digest, status, url, run)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    rows,
+                )
             self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
@@ -300,6 +335,50 @@ class ArchiveIndex:
         rows = self._conn.execute(sql + " ORDER BY file, offset", params).fetchall()
         return [IndexEntry(*row) for row in rows]
 
+    def history(self, key: str) -> list[IndexEntry]:
+        """Every entry of ``key`` the index still knows, oldest fetch first (an index without
+        the history table: the latest entry only)."""
+        table = "history" if _has_table(self._conn, "history") else "records"
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM {table} WHERE key = ? ORDER BY fetched_at, file, offset",
+            (key,),
+        ).fetchall()
+        return [IndexEntry(*row) for row in rows]
+
+    def superseded(self, court: str, since: str) -> list[IndexEntry]:
+        """The court's history entries fetched at or after ``since`` that are not the latest
+        of their key (what a prune with a retention keeps besides the latest)."""
+        rows = self._conn.execute(
+            f"SELECT {', '.join('h.' + c for c in _COLUMNS.split(', '))} FROM history AS h"
+            " LEFT JOIN records AS r ON r.key = h.key AND r.file = h.file AND r.offset = h.offset"
+            " WHERE h.court = ? AND h.fetched_at >= ? AND r.key IS NULL",
+            (court, since),
+        ).fetchall()
+        return [IndexEntry(*row) for row in rows]
+
+    def repoint_history(self, moves: Sequence[tuple[IndexEntry, str, int]]) -> None:
+        """Move history entries to ``(new file, new offset)`` in one transaction."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.executemany(
+                "UPDATE OR REPLACE history SET file = ?, offset = ? WHERE key = ? AND file = ?"
+                " AND offset = ?",
+                [(new, at, old.key, old.file, old.offset) for old, new, at in moves],
+            )
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            where = f"archive index {str(self.path)!r}"
+            raise ArchiveError(f"{where}: cannot re-point: {exc}") from exc
+
+    def forget_file(self, file: str) -> None:
+        """Drop the history entries of a file pruning removes."""
+        try:
+            self._conn.execute("DELETE FROM history WHERE file = ?", (file,))
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"archive index {str(self.path)!r}: cannot forget: {exc}") from exc
+
     def repoint(self, moves: Sequence[tuple[IndexEntry, str, int]]) -> int:
         """Move entries to ``(new file, new offset)`` in one transaction; an entry re-pointed
         meanwhile (a newer fetch) is left alone. Returns how many moved."""
@@ -313,6 +392,12 @@ class ArchiveIndex:
                     (new_file, new_offset, old.key, old.file, old.offset),
                 )
                 moved += cur.rowcount
+                if cur.rowcount:
+                    self._conn.execute(
+                        "UPDATE OR REPLACE history SET file = ?, offset = ? WHERE key = ?"
+                        " AND file = ? AND offset = ?",
+                        (new_file, new_offset, old.key, old.file, old.offset),
+                    )
             self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
@@ -662,7 +747,14 @@ def _try_lock(path: Path) -> int | None:
     return fd
 
 
-def prune(root: Path, index: ArchiveIndex, *, court: str | None = None) -> PruneResult:
+def prune(
+    root: Path,
+    index: ArchiveIndex,
+    *,
+    court: str | None = None,
+    retention_days: float = 0.0,
+    now: float | None = None,
+) -> PruneResult:
     """Keep the latest entry of every key and drop the rest, safely.
 
     For each court: every file no writer holds is a candidate. The indexed entries in the
@@ -670,7 +762,15 @@ def prune(root: Path, index: ArchiveIndex, *, court: str | None = None) -> Prune
     fsync-ed; the index is then re-pointed in one transaction; only then are the candidates that
     no index row references any more deleted. A crash at any step leaves every indexed entry
     readable (at worst an extra copy, removed by the next prune).
+
+    ``retention_days`` (``HARVEST_ARCHIVE_RETENTION_DAYS``): superseded entries fetched within
+    that many days before ``now`` are kept too (copied like the latest ones, and still listed
+    by :meth:`ArchiveIndex.history`); 0 keeps the latest entry of each key only. The history
+    forgets the entries of the files it removes.
     """
+    since = None
+    if retention_days > 0:
+        since = format_utc((time.time() if now is None else now) - retention_days * 86400)
     result = PruneResult()
     for name, paths in court_files(root).items():
         if court is not None and name != court:
@@ -685,7 +785,7 @@ def prune(root: Path, index: ArchiveIndex, *, court: str | None = None) -> Prune
                     result.files_busy.append(rel)
                 else:
                     locks[rel] = fd
-            _prune_court(root, index, name, locks, result)
+            _prune_court(root, index, name, locks, result, since)
         finally:
             for fd in locks.values():
                 os.close(fd)
@@ -697,40 +797,54 @@ def prune(root: Path, index: ArchiveIndex, *, court: str | None = None) -> Prune
 
 
 def _prune_court(
-    root: Path, index: ArchiveIndex, court: str, locks: dict[str, int], result: PruneResult
+    root: Path,
+    index: ArchiveIndex,
+    court: str,
+    locks: dict[str, int],
+    result: PruneResult,
+    since: str | None = None,
 ) -> None:
     live: dict[str, list[IndexEntry]] = {}
     for entry in index.entries(court=court):
         if entry.file in locks:
             live.setdefault(entry.file, []).append(entry)
+    kept: dict[str, list[IndexEntry]] = {}  # superseded entries within the retention
+    for entry in index.superseded(court, since) if since is not None else []:
+        if entry.file in locks:
+            kept.setdefault(entry.file, []).append(entry)
     # files holding nothing but their warcinfo and latest entries are kept as they are
     dead = [
         rel
         for rel in locks
         if (root / rel).stat().st_size
-        > _first_record_length(root / rel) + sum(e.length for e in live.get(rel, []))
+        > _first_record_length(root / rel)
+        + sum(e.length for e in live.get(rel, []) + kept.get(rel, []))
     ]
     moves: list[tuple[IndexEntry, str, int]] = []
-    entries = [e for rel in dead for e in live.get(rel, [])]
+    history_moves: list[tuple[IndexEntry, str, int]] = []
+    entries = [(e, moves) for rel in dead for e in live.get(rel, [])]
+    entries += [(e, history_moves) for rel in dead for e in kept.get(rel, [])]
     if entries:
         writer = ArchiveWriter(root, court, index, run=new_run_name() + "-pruned")
         try:
-            for entry in entries:
+            for entry, into in entries:
                 read_entry(root, entry)  # digest-checked before it is copied
                 with (root / entry.file).open("rb") as f:
                     f.seek(entry.offset)
                     data = f.read(entry.length)
                 current = writer._current()
-                moves.append((entry, current.name, current.append(data)))
+                into.append((entry, current.name, current.append(data)))
             result.files_written += writer._seq
         finally:
             writer.close()
         _fsync_dir(root / court)
         result.entries_moved += index.repoint(moves)
+        index.repoint_history(history_moves)
     removed = False
     for rel in dead:
         if index.referenced(rel):
             continue  # re-pointed elsewhere meanwhile? then it stays until the next prune
+        index.forget_file(rel)
         (root / rel).unlink(missing_ok=True)
         result.files_removed += 1
         removed = True

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     import argparse
 
 
+#: Days a superseded archive record is kept by ``--prune`` (docs/privacy.md, retention).
+RETENTION_SETTING = "HARVEST_ARCHIVE_RETENTION_DAYS"
+
+
 class Command(ScrapyCommand):
     requires_project = True
     requires_crawler_process = False
@@ -47,15 +51,39 @@ class Command(ScrapyCommand):
         group.add_argument("--json", action="store_true", help="print one JSON object")
         group.add_argument("--prune", action="store_true", help="drop superseded records")
         group.add_argument("--court", metavar="ID", default=None, help="prune only this court")
+        group.add_argument(
+            "--retention-days",
+            metavar="DAYS",
+            type=float,
+            default=None,
+            help="with --prune: also keep superseded records fetched within DAYS (default: "
+            f"the setting {RETENTION_SETTING}, 0: the latest record of each key only)",
+        )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
         if args:
             raise UsageError(f"unexpected arguments {args!r}; see scrapy archive -h")
+        retention = opts.retention_days
+        if retention is None:
+            try:
+                retention = self.settings.getfloat(RETENTION_SETTING, 0.0)
+            except ValueError as exc:
+                raise UsageError(
+                    f"{RETENTION_SETTING} must be a number of days, got "
+                    f"{self.settings.get(RETENTION_SETTING)!r}",
+                    print_help=False,
+                ) from exc
+        if retention < 0:
+            raise UsageError("the archive retention must be 0 days or more", print_help=False)
         try:
             root = resolve_workspace(self.settings.get(WORKSPACE_ENV)) / ARCHIVE_DIR
             with ArchiveIndex.open(root / INDEX_DB, readonly=not opts.prune) as index:
-                pruned = prune(root, index, court=opts.court) if opts.prune else None
+                pruned = (
+                    prune(root, index, court=opts.court, retention_days=retention)
+                    if opts.prune
+                    else None
+                )
                 report = status(root, index)
         except (WorkspaceError, ArchiveError, OSError) as exc:
             sys.stderr.write(f"scrapy archive: {exc}\n")

@@ -1,9 +1,13 @@
-"""``scrapy export``: the merged case documents of the workspace item store as JSON Lines.
+"""``scrapy export``: the merged case documents of the workspace item store as JSON Lines,
+or as flat tables (``--format parquet|csv``, docs/export.md).
 
-One document per line (docs/contracts.md, Items), canonical JSON (sorted keys, no whitespace,
-UTF-8), in dedupe-key order, so that two exports of the same store are byte-identical. Reads
-``<HARVEST_WORKSPACE>/items.sqlite`` read-only: safe while a crawl is running (it sees one
-consistent snapshot).
+JSON Lines: one document per line (docs/contracts.md, Items), canonical JSON (sorted keys, no
+whitespace, UTF-8), in dedupe-key order, so that two exports of the same store are
+byte-identical. Parquet / CSV: one file per entity table in the ``--out`` directory
+(:mod:`harvest.flat`). ``--changed-since TIME|GENERATION`` keeps the documents created or
+changed since a time or since a refresh generation began; ``--redact-names`` replaces the names
+of private persons (docs/privacy.md). Reads the item store read-only: safe while a crawl is
+running (it sees one consistent snapshot).
 """
 
 from __future__ import annotations
@@ -17,9 +21,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from extensions.config import SchedulerConfig
+from extensions.store import StateError
 from harvest.canonical import canonical_json
 from harvest.dburl import DATABASE_URL_ENV, database_url
+from harvest.flat.changed import ChangedSince, ChangedSinceError, parse_time
+from harvest.flat.writers import FORMATS, write_tables
 from harvest.identity import IdentityError, validate_court_id
+from harvest.schema.privacy import redact_names
+from harvest.settings_error import SettingsError
 from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from pipelines.store import ItemStoreError, open_item_store
 
@@ -36,7 +46,10 @@ class Command(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "[--out FILE] [--complete-only] [--court COURT_ID] [--no-hash]"
+        return (
+            "[--format jsonl|parquet|csv] [--out FILE|DIR] [--complete-only] [--court COURT_ID]"
+            " [--changed-since TIME|GENERATION] [--redact-names] [--no-hash]"
+        )
 
     def short_desc(self) -> str:
         return "Write the harvested case documents as JSON Lines, one per case"
@@ -68,6 +81,27 @@ class Command(ScrapyCommand):
             "--court", metavar="COURT_ID", default=None, help="only cases of this court id"
         )
         group.add_argument(
+            "--format",
+            choices=("jsonl", *FORMATS),
+            default="jsonl",
+            help="jsonl (default): one document per line; parquet or csv: one file per entity "
+            "table (cases, parties, hearings, verdicts, amar, appeals, notices, costs, generic) "
+            "in the --out directory",
+        )
+        group.add_argument(
+            "--changed-since",
+            metavar="TIME|GENERATION",
+            default=None,
+            help="only documents created or changed since TIME (ISO 8601, UTC unless it has an "
+            "offset) or since refresh generation GENERATION of their court began",
+        )
+        group.add_argument(
+            "--redact-names",
+            action="store_true",
+            help="replace the names of parties and other private persons by [disamarkan] "
+            "(judges and clerks kept; docs/privacy.md)",
+        )
+        group.add_argument(
             "--no-hash",
             action="store_true",
             help="leave out content_hash (the form of the replica's --truth file)",
@@ -83,6 +117,14 @@ class Command(ScrapyCommand):
                 court = validate_court_id(opts.court)
             except IdentityError as exc:
                 raise UsageError(f"--court: {exc}", print_help=False) from exc
+        flat = opts.format != "jsonl"
+        if flat and opts.out in (None, "-"):
+            raise UsageError(f"--format {opts.format} needs --out DIR", print_help=False)
+        try:
+            since = self._changed_since(opts.changed_since, court)
+        except ChangedSinceError as exc:
+            self._fail(str(exc))
+            return
         try:
             store = open_item_store(
                 resolve_workspace(self.settings.get(WORKSPACE_ENV)),
@@ -94,12 +136,23 @@ class Command(ScrapyCommand):
             return
         try:
             merged: Iterator[ShippedDocument] = store.iter_documents(
-                complete_only=opts.complete_only, court=court
+                complete_only=opts.complete_only,
+                court=court,
+                versions=flat or since is not None,
+                changed_since=since.earliest if since is not None else None,
             )
             documents: Iterable[Mapping[str, Any]] = merged
+            if since is not None:
+                documents = since.select(documents, keep_version=flat)
+            if opts.redact_names:
+                documents = (redact_names(document) for document in documents)
             if opts.no_hash:
                 documents = _without_hash(documents)
-            if opts.out in (None, "-"):
+            if flat:
+                counts = write_tables(documents, Path(opts.out), opts.format)
+                count = counts["cases"]
+                target = f"{opts.out}/ ({', '.join(f'{k} {v}' for k, v in counts.items())})"
+            elif opts.out in (None, "-"):
                 count = _write_lines(documents, sys.stdout)
                 sys.stdout.flush()
                 target = "stdout"
@@ -118,10 +171,29 @@ class Command(ScrapyCommand):
             return
         finally:
             store.close()
+        changed = f" changed since {opts.changed_since}" if since is not None else ""
         sys.stderr.write(
             f"exported {count} {'complete ' if opts.complete_only else ''}case documents"
-            f"{f' of court {court}' if court else ''} from {store.location} to {target}\n"
+            f"{f' of court {court}' if court else ''}{changed} from {store.location} to "
+            f"{target}\n"
         )
+
+    def _changed_since(self, value: str | None, court: str | None) -> ChangedSince | None:
+        """``--changed-since``: a time, or a generation looked up in the request store."""
+        if value is None:
+            return None
+        if not value.strip().isdigit():
+            return ChangedSince.at(parse_time(value))
+        assert self.settings is not None
+        try:
+            state = SchedulerConfig.from_settings(self.settings).open_store(readonly=True)
+        except (WorkspaceError, StateError, SettingsError) as exc:
+            raise ChangedSinceError(f"--changed-since {value}: {exc}") from exc
+        try:
+            generations = state.generations(court)
+        finally:
+            state.close()
+        return ChangedSince.of_generation(int(value), generations)
 
     def _fail(self, message: str) -> None:
         sys.stderr.write(f"scrapy export: {message}\n")

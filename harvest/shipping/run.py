@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from harvest.clock import format_utc
+from harvest.schema.published import document_schema_problems
 from harvest.shipping.documents import document_problems, encode, idempotency_key
 from harvest.shipping.endpoints import TOKEN_ENV, EndpointPool
 from harvest.shipping.errors import (
@@ -587,6 +588,9 @@ def plan(
 ) -> Plan:
     """The dry run: which documents a real run would send, skip or reject; nothing is sent.
 
+    A document is rejected when :func:`document_problems` finds it unsendable or when it does
+    not match the published JSON Schema of its item format (docs/schema.md).
+
     With ``out``, each would-be request body is written as one line.
     """
     result = Plan()
@@ -598,7 +602,10 @@ def plan(
             continue
         if limit is not None and result.send + result.invalid >= limit:
             break
-        problems = document_problems(document)
+        problems = document_problems(document) or [
+            f"schema: {problem['pointer']} {problem['detail']}"
+            for problem in document_schema_problems(document)
+        ]
         if problems:
             result.invalid += 1
             logger.warning("would reject %s: %s", key, "; ".join(problems))

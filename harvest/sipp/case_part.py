@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from harvest.identity import normalise_case_number
 from harvest.sipp.detail_page import DetailPage
+from harvest.sipp.document import CaseData, HeaderData, ListRowData, TabEntry
 from harvest.sipp.list_page import ListRow
 
 #: The keys of a row of the all-cases list (and every flow list but tilang) the item keeps.
@@ -25,7 +26,7 @@ LIST_ROW_KEYS = frozenset(
 _OTHER = "lainnya"
 
 
-def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> dict[str, Any]:
+def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> CaseData:
     """The ``case`` part's data: ``court``, ``nomor_perkara`` (normalised),
     ``nomor_perkara_raw`` (the header cell as shown), ``list_row``, ``header``, ``data_umum``
     and ``tabs`` (``[{"slug", "label", "available"}]``, page order, without Data Umum).
@@ -36,21 +37,23 @@ def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> di
     the item format (it has no Tanggal Register; the registration date, parties and Lama Proses
     of the all-cases list cannot be rebuilt from it or from the detail page).
     """
-    list_row: dict[str, Any] | None = None
+    list_row: ListRowData | None = None
     if row is not None and "tanggal_register" in row.data:
         # the all-cases row (the tilang list has no Tanggal Register column)
-        list_row = {
+        kept: dict[str, Any] = {
             key: row.data[key] for key in row.data if key in LIST_ROW_KEYS or key == _OTHER
         }
+        list_row = cast(ListRowData, kept)
+    header: HeaderData = detail.data["header"]
     return {
         "court": court_id,
         "nomor_perkara": normalise_case_number(detail.nomor_perkara),
         "nomor_perkara_raw": detail.nomor_perkara,
         "list_row": list_row,
-        "header": detail.data["header"],
+        "header": header,
         "data_umum": detail.data["data_umum"],
         "tabs": [
-            {"slug": tab.slug, "label": tab.label, "available": tab.available}
+            TabEntry(slug=tab.slug, label=tab.label, available=tab.available)
             for tab in detail.tabs
         ],
     }

@@ -19,6 +19,7 @@ from reference.ingest_api.config import (
     Faults,
     ServerConfig,
 )
+from reference.ingest_api.schema import DocumentSchemas, SchemaFileError
 from reference.ingest_api.server import bind, serve
 
 TOKEN_ENV = "INGEST_TOKEN"
@@ -74,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="hold the first N valid POSTs before applying them, until --hold-release exists",
     )
     p.add_argument("--hold-release", type=Path, default=None, help="file that releases them")
+    p.add_argument(
+        "--schema-dir",
+        type=Path,
+        default=None,
+        help="validate every document against DIR/case-document.v<N>.schema.json (422 when it"
+        " does not match); the harvest publishes them in docs/schema",
+    )
     p.add_argument("--access-log", action="store_true", help="log every request (uvicorn)")
     return p
 
@@ -100,8 +108,11 @@ def main(argv: list[str] | None = None) -> int:
             faults=faults,
             hold_first=args.hold_first,
             hold_release=args.hold_release,
+            schema_dir=args.schema_dir,
         )
-    except ConfigError as exc:
+        if args.schema_dir is not None:
+            DocumentSchemas(args.schema_dir)  # a bad directory fails here, in one line
+    except (ConfigError, SchemaFileError) as exc:
         print(f"ingest_api: {exc}", file=sys.stderr)
         return 2
     try:

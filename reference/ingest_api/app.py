@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from reference.ingest_api.config import ServerConfig
 from reference.ingest_api.database import DatabaseBusy, ItemDatabase
+from reference.ingest_api.schema import DocumentSchemas
 from reference.ingest_api.validation import BadJSON, parse_body, validate_document
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,7 @@ class IngestAPI:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
+        self.schemas = DocumentSchemas(config.schema_dir) if config.schema_dir else None
         self.db = ItemDatabase(config.db_path)
         self.stats = Stats()
         self._rng = random.Random(config.faults.seed)
@@ -226,6 +228,20 @@ class IngestAPI:
                 f"{len(errors)} member(s) of the document are invalid",
                 errors=errors,
             )
+        if self.schemas is not None:
+            mismatches = self.schemas.problems(document)
+            if mismatches:
+                version = document["schema_version"]
+                first = mismatches[0]
+                return problem(
+                    422,
+                    "schema-mismatch",
+                    "Document does not match the case-document schema",
+                    f"{len(mismatches)} field(s) do not match "
+                    f"{self.schemas.file_of(version)}; first: {first['pointer']}: "
+                    f"{first['detail']}",
+                    errors=mismatches,
+                )
         if self._held < self.config.hold_first:
             self._held += 1
             await self._hold(document["dedupe_key"])

@@ -76,6 +76,9 @@ class ServerConfig:
     #: applied, until the file ``hold_release`` exists (the client may be gone by then).
     hold_first: int = 0
     hold_release: Path | None = None
+    #: Validate every document against ``<schema_dir>/case-document.v<N>.schema.json``
+    #: (docs/schema.md); ``None``: the structural checks of validation.py only.
+    schema_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.hold_first < 0 or (self.hold_first and self.hold_release is None):

@@ -57,10 +57,17 @@ def build_workspace(
                 case_number=number,
                 part="case",
                 data={
+                    "court": COURT,
                     "nomor_perkara": number,
-                    "jenis_perkara": "Cerai Gugat",
-                    "para_pihak": f"Penggugat {i} / Tergugat {i} (Ã© ü)",
-                    "status": f"Minutasi v{v}",
+                    "nomor_perkara_raw": number,
+                    "list_row": None,
+                    "header": {
+                        "nomor_perkara": number,
+                        "pihak_1": {"label": "Penggugat", "nama": [f"Penggugat {i} (Ã© ü)"]},
+                        "pihak_2": {"label": "Tergugat", "nama": [f"Tergugat {i}"]},
+                        "status_perkara": f"Minutasi v{v}",
+                    },
+                    "data_umum": {"klasifikasi_perkara": "Cerai Gugat"},
                     "tabs": [
                         {"slug": "penetapan", "label": "Penetapan", "available": True},
                         {"slug": "riwayat_perkara", "label": "Riwayat", "available": True},
@@ -73,7 +80,7 @@ def build_workspace(
                 court=COURT,
                 case_number=number,
                 part="tab:penetapan",
-                data={"tanggal": "2024-03-01", "hakim": f"Hakim {i % 7}"},
+                data={"hakim": [{"tanggal_penetapan": "2024-03-01", "nama": f"Hakim {i % 7}"}]},
             )
             if i not in incomplete:
                 store.upsert_part(
