@@ -22,7 +22,9 @@ HARVEST_WORKSPACE = os.environ.get("HARVEST_WORKSPACE", "")
 # How a court can reach you. USER_AGENT is built from it by harvest.contact.ContactAddon after
 # every settings source is read (-s HARVEST_CONTACT=... works); an explicit USER_AGENT wins.
 HARVEST_CONTACT = os.environ.get("HARVEST_CONTACT", "")
-ADDONS = {"harvest.contact.ContactAddon": 0}
+# harvest.settings_check.SettingsCheckAddon refuses a typo'd HARVEST_/SIPP_ setting (naming the
+# closest one) and a boolean setting given anything but True/False/1/0, before the crawl starts.
+ADDONS = {"harvest.contact.ContactAddon": 0, "harvest.settings_check.SettingsCheckAddon": 1}
 ROBOTSTXT_OBEY = False
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
