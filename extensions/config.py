@@ -154,11 +154,17 @@ class SchedulerConfig:
             raise SettingsError(
                 f"{LEASE_TTL_ENV} must be a number of seconds, got {ttl!r}"
             ) from exc
-        return cls(
-            database_url=str(
-                settings.get(DATABASE_URL_ENV) or os.environ.get(DATABASE_URL_ENV) or ""
+        database = str(settings.get(DATABASE_URL_ENV) or os.environ.get(DATABASE_URL_ENV) or "")
+        given_store = str(settings.get("HARVEST_STATE_STORE") or "").strip()
+        if database and given_store and given_store != PG_STORE:
+            # even the default SQLite store, named explicitly: the two settings disagree
+            raise SettingsError(
+                f"HARVEST_STATE_STORE={given_store} and {DATABASE_URL_ENV} both choose the "
+                "request state store: set only one (HARVEST_DATABASE_URL alone keeps the state "
+                "in PostgreSQL; HARVEST_STATE_STORE alone in SQLite)"
             )
-            or None,
+        return cls(
+            database_url=database or None,
             lease_ttl=lease_ttl,
             case_lookahead=lookahead,
             court_concurrency=settings.getint("CONCURRENT_REQUESTS_PER_IP")

@@ -188,6 +188,19 @@ class HarvestScheduler(BaseScheduler):
             items_path=items,
         )
 
+    def _rebuild_from_archive(self, spider: Spider, store: RequestStore) -> None:
+        """Ok requests without their parts are rebuilt from the page archive first, by the
+        spider's ``rebuild_from_archive(court)`` (the scheduler never imports the parsers);
+        only what the archive lacks is then sent back to pending by the check."""
+        rebuild = getattr(spider, "rebuild_from_archive", None)
+        if self.items_path is None or not callable(rebuild):
+            return
+        if not store.check_parts(self.items_path, court=self.court).missing:
+            return
+        rebuilt = int(rebuild(self.court))
+        if rebuilt:
+            self._inc("parts_rebuilt", rebuilt)
+
     @property
     def store(self) -> RequestStore:
         if self._store is None:
@@ -237,6 +250,8 @@ class HarvestScheduler(BaseScheduler):
             released = store.release_inflight(
                 self.court, self.run_id, why="in flight when a previous run ended"
             )
+            if self.items_path is not None:
+                self._rebuild_from_archive(spider, store)
             check = (
                 store.check_parts(self.items_path, court=self.court, reset_run=self.run_id)
                 if self.items_path is not None

@@ -38,26 +38,43 @@ A failure is delivered by re-queueing the request with a marker that makes
 one raised in ``process_response`` would reach none. The marker names this process, so a request
 persisted with it and resumed by a later run is simply sent.
 
+The browser stays on the court, in two layers:
+
+* every request the challenge page makes (images, scripts, ``fetch()``, frames, navigations)
+  goes through :meth:`ClearanceMiddleware.off_court`, and whatever is not on the challenged
+  request's own host and port is aborted before Chromium connects (counted as
+  ``harvest/browser/aborted_off_court``, each host logged once); WebSockets off the court are
+  closed unopened and service workers are blocked;
+* Chromium itself (its update checks, Google account and time services, which no flag turns off
+  in Debian's build) is launched with a proxy auto-config script (:func:`confining_pac`) that
+  sends the court's hosts direct (or to the browser proxy ``PLAYWRIGHT_LAUNCH_OPTIONS`` names,
+  its ``bypass`` hosts direct) and everything else to a local port that refuses connections.
+
 Cookie values are never logged. Stats: ``harvest/browser/...``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
+import json
 import logging
 import os
+import socket
 import time
 import uuid
 import weakref
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
 
 from scrapy import Request, signals
 from scrapy.http import TextResponse
 from scrapy.utils.httpobj import urlparse_cached
 
+from harvest import suffix_list
 from harvest.errors import PageError
 from harvest.meta import META_BROWSER_PASS, META_FAIL, META_GENERATION, META_RESENDS
 from harvest.settings_error import SettingsError
@@ -82,6 +99,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+# the crawl's cookie middleware (Scrapy's, under this middleware) decides public suffixes offline
+suffix_list.install()
 
 MODE_OFF = "off"
 MODE_CHALLENGE = "challenge"
@@ -122,6 +142,9 @@ CLOSE_TIMEOUT = 30.0
 OFF_REASON = "court behind a JavaScript challenge: run with -s SIPP_BROWSER=challenge"
 
 STAT = "harvest/browser/"
+#: URL schemes a page uses without the network (never aborted).
+LOCAL_SCHEMES = ("data", "blob", "about")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class ChallengeNotPassed(PageError):
@@ -239,6 +262,12 @@ class ClearanceMiddleware:
         self._token = uuid.uuid4().hex
         self._passes = 0
         self._attached: weakref.WeakKeyDictionary[Request, Any] = weakref.WeakKeyDictionary()
+        #: (host, port) of every court whose challenge the browser was sent to: all it may reach
+        self._origins: set[tuple[str, int]] = set()
+        #: hosts off the court the browser was kept from (each logged once)
+        self._aborted_hosts: set[str] = set()
+        #: the bound, never listening socket Chromium's off-court traffic is sent to
+        self._nowhere: socket.socket | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -246,6 +275,7 @@ class ClearanceMiddleware:
         browser = _start_browser(crawler, config) if config.enabled else None
         middleware = cls(config, crawler=crawler, browser=browser)
         if browser is not None:
+            browser.abort_request = middleware.off_court
             crawler.signals.connect(middleware.close_browser, signal=signals.engine_stopped)
         return middleware
 
@@ -258,6 +288,80 @@ class ClearanceMiddleware:
                 await self.browser.close()
         except TimeoutError:
             logger.warning("the browser did not close within %g s; leaving it", CLOSE_TIMEOUT)
+        finally:
+            if self._nowhere is not None:
+                self._nowhere.close()
+
+    def _confine_browser(self, host: str) -> None:
+        """Before Chromium is launched: only the crawl's courts are reachable from it.
+
+        Adds a proxy auto-config script to the launch options that scrapy-playwright reads when
+        it launches the browser (at the first pass). A browser on a remote endpoint
+        (``PLAYWRIGHT_CDP_URL``/``_CONNECT_URL``) is not launched here and keeps its own network.
+        """
+        options = getattr(getattr(self.browser, "config", None), "launch_options", None)
+        if self._nowhere is not None or not isinstance(options, dict):
+            return
+        self._nowhere = socket.socket()
+        self._nowhere.bind(("127.0.0.1", 0))  # bound, never listening: connections refused
+        courts = {host, *_court_hosts(self.crawler.spider)}
+        proxy = options.pop("proxy", None)
+        if isinstance(proxy, dict) and (proxy.get("username") or proxy.get("password")):
+            # Playwright answers the proxy's authentication only through its own option
+            options["proxy"] = proxy
+            logger.warning(
+                "the browser proxy needs credentials: it is kept as Playwright's proxy, so only "
+                "the page's requests (not Chromium's own) are held to the court"
+            )
+            return
+        pac = confining_pac(
+            sorted(courts),
+            nowhere=int(self._nowhere.getsockname()[1]),
+            proxy=str(proxy.get("server") or "") if isinstance(proxy, dict) else "",
+            bypass=str(proxy.get("bypass") or "") if isinstance(proxy, dict) else "",
+        )
+        encoded = base64.b64encode(pac.encode()).decode()
+        options["args"] = [
+            *(a for a in options.get("args") or () if not str(a).startswith("--proxy-")),
+            f"--proxy-pac-url=data:application/x-ns-proxy-autoconfig;base64,{encoded}",
+        ]
+
+    # --- the browser stays on the court ---------------------------------------------------------
+
+    def off_court(self, playwright_request: Any) -> bool:
+        """Whether the browser must not send ``playwright_request`` (scrapy-playwright's
+        ``abort_request`` hook: it sees every request of the page, subresources included)."""
+        return self._off_court_url(str(playwright_request.url))
+
+    def _off_court_url(self, url: str) -> bool:
+        try:
+            parts = urlsplit(url)
+            scheme = parts.scheme.lower()
+            if scheme in LOCAL_SCHEMES:
+                return False
+            origin = ((parts.hostname or "").lower(), _port_of(scheme, parts.port))
+        except ValueError:  # a malformed URL (bad port, broken IPv6 literal): never sent
+            origin, scheme = ("", 0), ""
+        if scheme in _DEFAULT_PORTS and origin in self._origins:
+            return False
+        self._inc("aborted_off_court")
+        host = origin[0] or url[:80]
+        if host not in self._aborted_hosts:
+            self._aborted_hosts.add(host)
+            logger.warning(
+                "the challenge page asked the browser for %s, off the court: not sent (the "
+                "browser only talks to the court's own host)",
+                _without_query(url),
+            )
+        return True
+
+    async def _init_page(self, page: Any, request: Request) -> None:
+        """``playwright_page_init_callback`` of a pass: WebSockets off the court stay closed."""
+
+        async def refuse(socket: Any) -> None:
+            await socket.close()
+
+        await page.route_web_socket(self._off_court_url, refuse)
 
     # --- requests ------------------------------------------------------------------------------
 
@@ -351,8 +455,12 @@ class ClearanceMiddleware:
         """
         self._passes += 1
         self._inc("passes")
+        self._confine_browser(host)
         user_agent = request.headers.get("User-Agent")
-        context_kwargs: dict[str, Any] = {"ignore_https_errors": True}
+        # service workers make requests the page's routing does not see: none at all
+        context_kwargs: dict[str, Any] = {"ignore_https_errors": True, "service_workers": "block"}
+        parts = urlsplit(request.url)
+        self._origins.add((host, _port_of(parts.scheme.lower(), parts.port)))
         if user_agent:
             context_kwargs["user_agent"] = user_agent.decode("latin-1")
         timeout_ms = self.config.timeout * 1000.0
@@ -366,6 +474,7 @@ class ClearanceMiddleware:
                 "playwright_include_page": True,
                 "playwright_context": f"harvest-clearance-{self._passes}",
                 "playwright_context_kwargs": context_kwargs,
+                "playwright_page_init_callback": self._init_page,
                 # "commit": return as soon as the challenge page arrives; its script then
                 # runs, sets the cookie and reloads while we watch the cookies.
                 "playwright_page_goto_kwargs": {"timeout": timeout_ms, "wait_until": "commit"},
@@ -485,6 +594,66 @@ class ClearanceMiddleware:
 
 def _host_of(request: Request) -> str:
     return (urlparse_cached(request).hostname or "").lower()
+
+
+def _court_hosts(spider: Any) -> set[str]:
+    """The hosts of every court of the crawl (one court, or a court list's)."""
+    urls = [getattr(spider, "base_url", "")]
+    urls += [getattr(c, "base_url", "") for c in (getattr(spider, "courts", None) or {}).values()]
+    hosts = set()
+    for url in urls:
+        try:
+            name = urlsplit(str(url or "")).hostname
+        except ValueError:
+            continue
+        if name:
+            hosts.add(name.lower())
+    return hosts
+
+
+def _pac_proxy(server: str) -> str:
+    """A Playwright proxy ``server`` (``http://h:p``, ``socks5://h:p``, ``h:p``) as a PAC
+    directive."""
+    scheme, sep, rest = server.partition("://")
+    if not sep:
+        scheme, rest = "http", server
+    kind = {"http": "PROXY", "https": "HTTPS", "socks5": "SOCKS5", "socks4": "SOCKS"}.get(
+        scheme.lower(), "PROXY"
+    )
+    return f"{kind} {rest.rstrip('/')}"
+
+
+def confining_pac(courts: list[str], *, nowhere: int, proxy: str = "", bypass: str = "") -> str:
+    """A proxy auto-config script: ``courts`` direct (or through ``proxy``, with the hosts of
+    its comma-separated ``bypass`` list direct), every other host to 127.0.0.1:``nowhere``."""
+    direct = sorted({h.strip().lower().strip("[]") for h in bypass.split(",") if h.strip()})
+    court = _pac_proxy(proxy) if proxy else "DIRECT"
+    return (
+        "function FindProxyForURL(url, host) {\n"
+        "  host = host.toLowerCase().replace(/^\\[|\\]$/g, '');\n"
+        f"  var courts = {json.dumps(courts)};\n"
+        f"  var direct = {json.dumps(direct)};\n"
+        "  if (courts.indexOf(host) < 0) {\n"
+        f"    return {json.dumps(f'PROXY 127.0.0.1:{nowhere}')};\n"
+        "  }\n"
+        "  for (var i = 0; i < direct.length; i++) {\n"
+        "    var d = direct[i];\n"
+        "    if (host === d || (d.charAt(0) === '.' && host.slice(-d.length) === d)) {\n"
+        "      return 'DIRECT';\n"
+        "    }\n"
+        "  }\n"
+        f"  return {json.dumps(court)};\n"
+        "}\n"
+    )
+
+
+def _port_of(scheme: str, port: int | None) -> int:
+    return port if port is not None else _DEFAULT_PORTS.get(scheme, 0)
+
+
+def _without_query(url: str) -> str:
+    """``url`` without its query and fragment (a page may put the cookie it stole there)."""
+    return url.split("?", 1)[0].split("#", 1)[0][:200]
 
 
 def _start_browser(crawler: Crawler, config: BrowserConfig) -> Any:

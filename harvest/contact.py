@@ -9,14 +9,31 @@ fixed for the whole crawl.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
+
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from harvest.settings_error import SettingsError
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
-__all__ = ["DEFAULT_CONTACT", "USER_AGENT_TEMPLATE", "ContactAddon", "user_agent"]
+__all__ = [
+    "DEFAULT_CONTACT",
+    "NO_CONTACT_WARNING",
+    "USER_AGENT_TEMPLATE",
+    "ContactAddon",
+    "user_agent",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Logged (WARNING) by a crawl whose User-Agent names no contact.
+NO_CONTACT_WARNING = (
+    "HARVEST_CONTACT is not set: the User-Agent asks the court to contact nobody. Set it to an "
+    "e-mail address or a URL where the court can reach you (environment or -s HARVEST_CONTACT=...)"
+)
 
 #: What the User-Agent says until ``HARVEST_CONTACT`` is set.
 DEFAULT_CONTACT = "set HARVEST_CONTACT"
@@ -38,5 +55,9 @@ class ContactAddon:
     """A Scrapy add-on (``ADDONS``): ``USER_AGENT`` from ``HARVEST_CONTACT`` (add-on priority)."""
 
     def update_settings(self, settings: BaseSettings) -> None:
-        agent = user_agent(str(settings.get("HARVEST_CONTACT") or ""))
+        contact = str(settings.get("HARVEST_CONTACT") or "")
+        agent = user_agent(contact)
         settings.set("USER_AGENT", agent, priority="addon")
+        explicit = (settings.getpriority("USER_AGENT") or 0) > SETTINGS_PRIORITIES["addon"]
+        if not contact.strip() and not explicit:
+            logger.warning("%s", NO_CONTACT_WARNING)

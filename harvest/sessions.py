@@ -40,6 +40,7 @@ from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
 from scrapy.exceptions import NotConfigured
 from scrapy.http.cookies import CookieJar
 
+from harvest import suffix_list
 from harvest.meta import (
     META_COOKIEJAR,
     META_COURT,
@@ -59,6 +60,9 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
+
+# public suffixes from tldextract's bundled list: no fetch from publicsuffix.org, no cache file
+suffix_list.install()
 
 #: Default of ``SIPP_SESSION_MAX_JARS``: cookie jars kept at once (least recently used dropped).
 DEFAULT_MAX_JARS = 256

@@ -22,7 +22,9 @@ HARVEST_WORKSPACE = os.environ.get("HARVEST_WORKSPACE", "")
 # How a court can reach you. USER_AGENT is built from it by harvest.contact.ContactAddon after
 # every settings source is read (-s HARVEST_CONTACT=... works); an explicit USER_AGENT wins.
 HARVEST_CONTACT = os.environ.get("HARVEST_CONTACT", "")
-ADDONS = {"harvest.contact.ContactAddon": 0}
+# harvest.settings_check.SettingsCheckAddon refuses a typo'd HARVEST_/SIPP_ setting (naming the
+# closest one) and a boolean setting given anything but True/False/1/0, before the crawl starts.
+ADDONS = {"harvest.contact.ContactAddon": 0, "harvest.settings_check.SettingsCheckAddon": 1}
 ROBOTSTXT_OBEY = False
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
@@ -116,7 +118,12 @@ _SCHEDULER_SPIDER_MIDDLEWARES: dict[str, int] = {
 # A progress line every HARVEST_PROGRESS_INTERVAL seconds (float, default 60 in
 # extensions/progress.py; 0 = none) and a summary at the end, whose verdict is the exit status of
 # `scrapy crawl` (harvest/exit_status.py, README "Exit status").
-_SCHEDULER_EXTENSIONS: dict[str, int] = {"extensions.progress.ProgressReporter": 0}
+_SCHEDULER_EXTENSIONS: dict[str, int | None] = {
+    "extensions.progress.ProgressReporter": 0,
+    # a refused start closes a spider that never opened: no AssertionError traceback for it
+    "scrapy.extensions.corestats.CoreStats": None,
+    "extensions.expected_failures.CoreStats": 0,
+}
 
 # --- item pipeline (pipelines/) -------------------------------------------------------------
 # Every case part is upserted into <HARVEST_WORKSPACE>/items.sqlite (docs/pipeline.md).

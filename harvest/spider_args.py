@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -51,7 +52,7 @@ class SippArgs:
     def parse(
         cls,
         *,
-        base_url: str | None,
+        base_url: str | None = None,
         court_id: str | None = None,
         listing: str | None = None,
         max_cases: str | int | None = None,
@@ -125,17 +126,45 @@ def _unknown_name(name: str) -> str:
     return f"unknown spider argument -a {name}: the sipp spider takes {names}"
 
 
+#: The userinfo of a URL (``user:password@``), shown as ``***@`` in any message.
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)?[^/?#@]*@")
+
+
+def shown_url(value: str) -> str:
+    """``value`` as a message may show it: any ``user:password@`` part replaced by ``***@``."""
+    return _USERINFO.sub(lambda m: (m.group(1) or "") + "***@", value.strip(), count=1)
+
+
 def _normalise_base_url(value: str) -> str:
     url = value.strip()
-    parts = urlsplit(url)
+    shown = shown_url(url)
+    example = "e.g. https://sipp.pn-jakartapusat.go.id/ or https://pn-sleman.go.id/sipp/"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:  # a port out of 0-65535 or not a number, a broken [IPv6] literal
+        raise SpiderArgumentError(
+            f"-a base_url={shown!r} is not a valid URL ({exc}); give the court's SIPP root, "
+            f"{example}"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise SpiderArgumentError(
-            f"-a base_url={value!r} is not an http(s) URL; give the court's SIPP root, "
-            "e.g. https://sipp.pn-jakartapusat.go.id/ or https://pn-sleman.go.id/sipp/"
+            f"-a base_url={shown!r} is not an http(s) URL; give the court's SIPP root, {example}"
         )
+    if "@" in parts.netloc:
+        raise SpiderArgumentError(
+            f"-a base_url={shown!r} has a user name or password in it: a court's SIPP is public, "
+            "and credentials in a URL end up in logs and in the state; give the URL without them"
+        )
+    if port == 0:
+        raise SpiderArgumentError(
+            f"-a base_url={shown!r} has port 0; give the court's real port (1-65535) or none"
+        )
+    if any(c.isspace() for c in url):
+        raise SpiderArgumentError(f"-a base_url={shown!r} contains spaces; give the SIPP root")
     if parts.query or parts.fragment:
         raise SpiderArgumentError(
-            f"-a base_url={value!r} has a query or fragment; give the SIPP root only "
+            f"-a base_url={shown!r} has a query or fragment; give the SIPP root only "
             "(SIPP routes are path segments)"
         )
     return url if url.endswith("/") else url + "/"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import time
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 from pathlib import Path
@@ -152,6 +153,7 @@ class ArchiveMiddleware:
                         self.run,
                         self.max_file_bytes,
                         self._software(),
+                        os.getpid(),  # the writer exits when this process is gone
                     ),
                 )
             )

@@ -8,7 +8,11 @@ answers fast) nothing but the hand-over.
 
 It ignores SIGINT (a Ctrl+C is the crawl's to handle; the crawl closes it) and exits when the
 crawl process is gone (``kill -9``): what it has indexed is on disk, what it was writing is at
-worst an unindexed entry at a file's end.
+worst an unindexed entry at a file's end. The crawl passes its own pid: a crawl killed while the
+writer was still starting (before it could look at its parent) is seen as gone too, instead of
+the writer taking its new parent (init, a subreaper) for the crawl and running for good with
+its WARC file locked. On Linux the kernel also sends it SIGKILL when the crawl dies
+(``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
@@ -30,11 +34,18 @@ _PARENT_POLL_S = 0.5
 _writer: ArchiveWriter | None = None
 
 
-def start(root: str, court: str, run: str, max_file_bytes: int, software: str) -> None:
-    """Open the index and the writer (the process pool's initializer)."""
+def start(
+    root: str, court: str, run: str, max_file_bytes: int, software: str, crawl: int = 0
+) -> None:
+    """Open the index and the writer (the process pool's initializer).
+
+    ``crawl``: the crawl process's pid (0: the parent at start, as before).
+    """
     global _writer
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
+    parent = crawl or os.getppid()
+    if os.getppid() != parent:  # the crawl died before this process got here
+        os._exit(0)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     index = ArchiveIndex.open(Path(root) / INDEX_DB)
     _writer = ArchiveWriter(

@@ -20,6 +20,7 @@ from scrapy import signals
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
+from extensions import expected_failures
 from extensions.progress import exit_status_of
 from extensions.store import StateError
 from harvest.exit_status import FATAL_CLOSE_REASONS, ExitStatus
@@ -79,6 +80,8 @@ class Command(ScrapyCrawlCommand):
             )
             self.exitcode = int(ExitStatus.REFUSED)
             return
+        # an expected failure is the one line saying what to do; its tracebacks are DEBUG
+        expected_failures.install()
         opened: list[bool] = []
         closed: list[str] = []
         refused: list[str] = []

@@ -152,6 +152,10 @@ def workspace_of(option: str | None, env: Mapping[str, str], cwd: Path) -> Path:
         raise ConfigError(f"{exc}; or give ship.py --workspace DIR") from exc
 
 
+#: The shortest ``INGEST_TOKEN`` accepted (a 16-character random token has >= 64 bits).
+MIN_TOKEN_CHARS = 16
+
+
 def _read_token(env: Mapping[str, str]) -> str:
     token = env.get(TOKEN_ENV, "").strip()
     if not token:
@@ -160,6 +164,13 @@ def _read_token(env: Mapping[str, str]) -> str:
         raise ConfigError(
             f"{TOKEN_ENV} contains spaces, control or non-ASCII characters; a bearer token is "
             "printable ASCII"
+        )
+    if len(token) < MIN_TOKEN_CHARS:
+        # a short token is guessable, and every message would show "<token>" for each of its
+        # occurrences in ordinary words
+        raise ConfigError(
+            f"{TOKEN_ENV} has {len(token)} characters: too short to be a secret (at least "
+            f"{MIN_TOKEN_CHARS}); set it to the ingest API's bearer token"
         )
     return token
 
@@ -172,7 +183,9 @@ def main(argv: list[str] | None = None, *, env: Mapping[str, str] | None = None)
     """Run ``ship.py``; returns an :class:`ExitStatus` value. Never raises for expected errors."""
     env = os.environ if env is None else env
     progress_ref: list[Progress] = []
-    scrub = Scrubber(env.get(TOKEN_ENV, "").strip() or None)
+    given = env.get(TOKEN_ENV, "").strip()
+    # a token too short to be secret is refused, never printed: scrubbing it would garble words
+    scrub = Scrubber(given if len(given) >= MIN_TOKEN_CHARS else None)
     try:
         args = build_parser().parse_args(argv)
     except UsageError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import re
 from typing import ClassVar
 from urllib.parse import quote
 
@@ -113,6 +114,9 @@ class Interrupted(ShipError):
 class Scrubber(logging.Filter):
     """Replaces the token (as is, and percent-encoded) by ``<token>`` in any text.
 
+    Only whole occurrences: one inside a longer run of letters and digits (the token ``abc123``
+    in ``xabc1234``) is another word and stays, so no message is garbled by a partial match.
+
     Used on every path a server's text can take: ship-log ``error`` members (:meth:`clip`), the
     messages of raised errors, and, as a logging filter on ship.py's handler, every log record.
     """
@@ -120,20 +124,24 @@ class Scrubber(logging.Filter):
     def __init__(self, secret: str | None = None) -> None:
         super().__init__()
         self.forms: tuple[str, ...] = ()
+        self._pattern: re.Pattern[str] | None = None
         self.set(secret)
 
     def set(self, secret: str | None) -> None:
         if not secret:
             self.forms = ()
+            self._pattern = None
             return
         forms = {secret, quote(secret, safe=""), quote(secret), quote(secret, safe="").lower()}
         self.forms = tuple(sorted(forms, key=len, reverse=True))
+        self._pattern = re.compile(
+            "(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, self.forms)) + ")(?![A-Za-z0-9])"
+        )
 
     def __call__(self, text: str) -> str:
-        for form in self.forms:
-            if form in text:
-                text = text.replace(form, "<token>")
-        return text
+        if self._pattern is None:
+            return text
+        return self._pattern.sub("<token>", text)
 
     def clip(self, text: str | None) -> str | None:
         """``text`` scrubbed and cut to at most :data:`MAX_ERROR_CHARS` characters."""

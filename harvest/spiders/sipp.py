@@ -226,6 +226,36 @@ class SippSpider(Spider):
         spider.refresh_config  # noqa: B018
         return spider
 
+    def rebuild_from_archive(self, court: str) -> int:
+        """Rebuild the parts of ``court`` that the item store lacks from the page archive.
+
+        Called by the scheduler at the start of a court's crawl, holding its crawl lock, when
+        ok requests are found without their parts (a lost or truncated item store): what the
+        archive holds is re-parsed (``scrapy reparse`` semantics, no network), so that only
+        what it lacks is sent back to be fetched again. Returns the parts written (0: no
+        archive).
+        """
+        from harvest.archive.reparse import reparse
+        from harvest.archive.store import ARCHIVE_DIR, INDEX_DB
+
+        workspace = resolve_workspace(self.settings.get("HARVEST_WORKSPACE"))
+        if not (workspace / ARCHIVE_DIR / INDEX_DB).exists():
+            return 0
+        report = reparse(
+            workspace,
+            court=court,
+            take_crawl_lock=False,
+            database_url=database_url(self.settings.get(DATABASE_URL_ENV)),
+        )
+        logger.info(
+            "rebuilt %d parts of %s from the page archive (%d pages read, %d failed)",
+            report.created + report.updated,
+            court,
+            report.pages,
+            len(report.failed),
+        )
+        return report.created + report.updated
+
     @property
     def refresh_config(self) -> RefreshConfig:
         """``HARVEST_REFRESH_*`` (checked once; a bad value is a SettingsError, exit 1)."""

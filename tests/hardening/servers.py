@@ -9,6 +9,7 @@ import http.client
 import http.server
 import ipaddress
 import socket
+import socketserver
 import ssl
 import threading
 from collections.abc import Callable, Iterator
@@ -200,3 +201,37 @@ def tls_terminator(upstream_port: int, pem: Path) -> Iterator[Served]:
         stop.set()
         thread.join(timeout=5)
         listener.close()
+
+
+@contextlib.contextmanager
+def catch_all() -> Iterator[Served]:
+    """A listener on 127.0.0.1 that stands for every host but the court: point ``HTTP(S)_PROXY``
+    (and Chromium's proxy) at it and every connection to another name lands here. It records
+    each connection's first line (``CONNECT publicsuffix.org:443 ...``, ``GET http://x/ ...``)
+    in ``hits`` and answers 502."""
+    served = Served("", 0)
+
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            self.request.settimeout(10)
+            try:
+                line = self.request.makefile("rb").readline(4096)
+            except OSError:
+                line = b""
+            served.hits.append(line.decode("latin-1").strip() or "(nothing sent)")
+            with contextlib.suppress(OSError):
+                self.request.sendall(
+                    b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        served.port = int(server.server_address[1])
+        served.url = f"http://127.0.0.1:{served.port}"
+        yield served
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import logging
+from pathlib import Path
 
+import pytest
+
+from harvest.shipping.cli import main
 from harvest.shipping.errors import (
     SHIPPED_OUTCOMES,
     AuthError,
@@ -89,3 +93,29 @@ def test_an_unexpected_error_is_exit_70_with_a_scrubbed_traceback(
     assert "unexpected error (a bug in ship.py; please report it)" in err
     assert "RuntimeError: boom near <token>" in err
     assert "tok-abcdef123456" not in err
+
+
+def test_the_scrubber_replaces_whole_tokens_only() -> None:
+    """A token that happens to occur inside a longer word leaves the word alone (issue 24)."""
+    scrub = Scrubber("ingest2026api")
+    assert scrub("token=ingest2026api; reingest2026apis stays; (ingest2026api).") == (
+        "token=<token>; reingest2026apis stays; (<token>)."
+    )
+    slashy = Scrubber("ab/c+d=e")
+    assert slashy("x=ab%2Fc%2Bd%3De&y") == "x=<token>&y"
+    assert slashy("zab/c+d=ez") == "zab/c+d=ez"
+
+
+@pytest.mark.parametrize("token", ["ship", "secret", "tok-123456", "a" * 15])
+def test_a_token_too_short_to_be_secret_is_refused_with_one_line(
+    token: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(
+        ["--endpoint", "http://127.0.0.1:9/", "--workspace", str(tmp_path)],
+        env={"INGEST_TOKEN": token},
+    )
+    err = capsys.readouterr().err
+    assert status == 78
+    assert f"INGEST_TOKEN has {len(token)} characters: too short to be a secret" in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
