@@ -59,7 +59,13 @@ from scrapy.http import TextResponse
 from scrapy.utils.httpobj import urlparse_cached
 
 from harvest.errors import PageError
-from harvest.meta import META_BROWSER_PASS, META_FAIL, META_GENERATION, META_RESENDS
+from harvest.meta import (
+    META_BROWSER_PASS,
+    META_COURT,
+    META_FAIL,
+    META_GENERATION,
+    META_RESENDS,
+)
 from harvest.settings_error import SettingsError
 from harvest.sipp import page_error
 from harvest.sipp.error_pages import JS_CHALLENGE
@@ -239,12 +245,24 @@ class ClearanceMiddleware:
         self._token = uuid.uuid4().hex
         self._passes = 0
         self._attached: weakref.WeakKeyDictionary[Request, Any] = weakref.WeakKeyDictionary()
+        #: the courts whose requests may take the browser pass (None: every court, as
+        #: SIPP_BROWSER says); a host's clearance is kept per host as always
+        self.only_courts: frozenset[str] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         config = BrowserConfig.from_settings(crawler.settings)
+        # a multi-court crawl of registered courts: the browser pass for the courts whose
+        # check said "challenge" only (docs/national.md), whatever SIPP_BROWSER says
+        courts: dict[str, Any] = dict(getattr(crawler.spider, "courts", None) or {})
+        gated = {c for c, court in courts.items() if getattr(court, "access", None) == "challenge"}
+        only: frozenset[str] | None = None
+        if gated and not config.enabled:
+            config = BrowserConfig.from_settings(_with_browser(crawler.settings))
+            only = frozenset(gated)
         browser = _start_browser(crawler, config) if config.enabled else None
         middleware = cls(config, crawler=crawler, browser=browser)
+        middleware.only_courts = only
         if browser is not None:
             crawler.signals.connect(middleware.close_browser, signal=signals.engine_stopped)
         return middleware
@@ -296,9 +314,9 @@ class ClearanceMiddleware:
         self._inc("challenges")
         if state is None:
             state = self._hosts[host] = _Host()
-        if not self.config.enabled:
+        if not self._browser_for(request):
             if state.failure is None:
-                state.failure = OFF_REASON
+                state.failure = self._off_reason(request)
                 logger.error(
                     "%s answered %s with a JavaScript challenge and the browser is off: run "
                     "with -s SIPP_BROWSER=challenge (docs/browser.md); every request to this "
@@ -341,6 +359,22 @@ class ClearanceMiddleware:
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._detach(request)
+
+    def _browser_for(self, request: Request) -> bool:
+        """Whether a challenge of this request may be passed in the browser."""
+        if not self.config.enabled:
+            return False
+        return self.only_courts is None or request.meta.get(META_COURT) in self.only_courts
+
+    def _off_reason(self, request: Request) -> str:
+        if self.only_courts is None:
+            return OFF_REASON
+        court = request.meta.get(META_COURT)
+        return (
+            f"court {court} answered with a JavaScript challenge but its check did not say "
+            "challenge: run scrapy courts check again (the browser pass is for the courts "
+            "whose check says challenge)"
+        )
 
     # --- the browser pass ----------------------------------------------------------------------
 
@@ -485,6 +519,13 @@ class ClearanceMiddleware:
 
 def _host_of(request: Request) -> str:
     return (urlparse_cached(request).hostname or "").lower()
+
+
+def _with_browser(settings: BaseSettings) -> BaseSettings:
+    """A copy of ``settings`` with ``SIPP_BROWSER = "challenge"`` (checked as such)."""
+    copy = settings.copy()
+    copy.set("SIPP_BROWSER", MODE_CHALLENGE, priority="cmdline")
+    return copy
 
 
 def _start_browser(crawler: Crawler, config: BrowserConfig) -> Any:

@@ -27,16 +27,22 @@ import ssl
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from extensions.store import CourtCheck
+from extensions.store import CourtCheck, CourtRecord
 from harvest.clock import utc_now
+from harvest.courts import resolve_proxy
+from harvest.settings_error import SettingsError
 from harvest.sipp import page_error
 from harvest.sipp.error_pages import JS_CHALLENGE
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
+
+    from scrapy.settings import BaseSettings
 
 __all__ = [
     "ACCESS",
@@ -44,9 +50,12 @@ __all__ = [
     "MAX_HOPS",
     "Answer",
     "Hop",
+    "check_courts",
     "classify",
     "effective_base",
     "probe",
+    "recheck_after",
+    "stale",
 ]
 
 logger = logging.getLogger(__name__)
@@ -236,3 +245,72 @@ def court_delay(court: str, slots: Mapping[str, object], default: float) -> floa
     if isinstance(slot, dict) and isinstance(slot.get("delay"), int | float):
         return float(slot["delay"])
     return default
+
+
+def _positive(settings: BaseSettings, name: str, default: float) -> float:
+    try:
+        value = float(settings.get(name) or default)
+    except (TypeError, ValueError):
+        raise SettingsError(f"{name} must be a number, not {settings.get(name)!r}") from None
+    if value <= 0:
+        raise SettingsError(f"{name} must be more than 0 (got {value:g}); default {default:g}")
+    return value
+
+
+def check_courts(
+    courts: Sequence[CourtRecord], settings: BaseSettings
+) -> list[tuple[CourtRecord, CourtCheck]]:
+    """Probe and classify each court (not recorded: the caller does), in the courts' order.
+
+    ``HARVEST_CHECK_CONCURRENCY`` courts at a time (default 8), each court one request at a
+    time with its own delay between a redirect's requests (``DOWNLOAD_SLOTS[court]["delay"]``,
+    else ``DOWNLOAD_DELAY``); ``HARVEST_CHECK_TIMEOUT`` seconds a request (default 30). A
+    court whose proxy names an unset environment variable stops the check before any request
+    (:class:`harvest.courts.CourtListError`)."""
+    agent = str(settings.get("USER_AGENT") or "")
+    timeout = _positive(settings, "HARVEST_CHECK_TIMEOUT", 30.0)
+    workers = int(_positive(settings, "HARVEST_CHECK_CONCURRENCY", 8))
+    slots = settings.getdict("DOWNLOAD_SLOTS")
+    default_delay = settings.getfloat("DOWNLOAD_DELAY", 0.0)
+    proxies = {c.court: resolve_proxy(c.proxy) for c in courts}
+    if not courts:
+        return []
+
+    def one(court: CourtRecord) -> tuple[CourtRecord, CourtCheck]:
+        answer = probe(
+            court.base_url,
+            user_agent=agent,
+            timeout=timeout,
+            delay=court_delay(court.court, slots, default_delay),
+            proxy=proxies[court.court],
+        )
+        check = classify(court.base_url, answer)
+        logger.info("court %s: %s (%s)", court.court, check.access, check.reason)
+        return court, check
+
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(courts)))) as pool:
+        return list(pool.map(one, courts))
+
+
+def stale(court: CourtRecord, max_age: float, now: datetime) -> bool:
+    """Whether the court's last check is missing or older than ``max_age`` seconds."""
+    if court.checked_at is None:
+        return True
+    at = datetime.fromisoformat(court.checked_at)
+    return (now - at).total_seconds() > max_age
+
+
+def recheck_after(settings: BaseSettings) -> float:
+    """``HARVEST_COURTS_RECHECK_AFTER``: seconds after which a worker checks a court again
+    before it crawls it (0, the default: never; ``scrapy courts check`` is then the only
+    check)."""
+    raw = settings.get("HARVEST_COURTS_RECHECK_AFTER") or 0
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise SettingsError(
+            f"HARVEST_COURTS_RECHECK_AFTER must be a number of seconds, not {raw!r}"
+        ) from None
+    if value < 0:
+        raise SettingsError(f"HARVEST_COURTS_RECHECK_AFTER must be 0 or more, not {value:g}")
+    return value

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
@@ -23,8 +22,8 @@ from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
 from extensions.store import CourtCheck, CourtRecord, StateError
-from harvest.court_check import classify, court_delay, probe
-from harvest.courts import CourtListError, read_courts, read_directory, resolve_proxy
+from harvest.court_check import check_courts
+from harvest.courts import CourtListError, read_courts, read_directory
 from harvest.settings_error import SettingsError
 from harvest.workspace import WorkspaceError
 
@@ -176,7 +175,7 @@ class Command(ScrapyCommand):
                 self.exitcode = 1
                 return
             chosen = [c for c in courts if not wanted or c.court in wanted]
-            results = self._probe_all(chosen)
+            results = check_courts(chosen, self.settings)
             for court, check in results:
                 store.record_court_check(court.court, check)
         except (StateError, CourtListError) as exc:
@@ -186,41 +185,6 @@ class Command(ScrapyCommand):
         finally:
             store.close()
         _print_checks(results, json_lines=json_lines)
-
-    def _probe_all(self, courts: list[CourtRecord]) -> list[tuple[CourtRecord, CourtCheck]]:
-        """One probe a court, ``HARVEST_CHECK_CONCURRENCY`` courts at a time (each court one
-        request at a time, its own delay between a redirect's requests)."""
-        assert self.settings is not None
-        settings = self.settings
-        agent = str(settings.get("USER_AGENT") or "")
-        timeout = _positive(settings, "HARVEST_CHECK_TIMEOUT", 30.0)
-        workers = int(_positive(settings, "HARVEST_CHECK_CONCURRENCY", 8))
-        slots = settings.getdict("DOWNLOAD_SLOTS")
-        default_delay = settings.getfloat("DOWNLOAD_DELAY", 0.0)
-        proxies = {c.court: resolve_proxy(c.proxy) for c in courts}  # a missing variable: stop
-
-        def one(court: CourtRecord) -> tuple[CourtRecord, CourtCheck]:
-            answer = probe(
-                court.base_url,
-                user_agent=agent,
-                timeout=timeout,
-                delay=court_delay(court.court, slots, default_delay),
-                proxy=proxies[court.court],
-            )
-            return court, classify(court.base_url, answer)
-
-        with ThreadPoolExecutor(max_workers=max(1, min(workers, len(courts)))) as pool:
-            return list(pool.map(one, courts))
-
-
-def _positive(settings: Any, name: str, default: float) -> float:
-    try:
-        value = float(settings.get(name) or default)
-    except (TypeError, ValueError):
-        raise SettingsError(f"{name} must be a number, not {settings.get(name)!r}") from None
-    if value <= 0:
-        raise SettingsError(f"{name} must be more than 0 (got {value:g}); default {default:g}")
-    return value
 
 
 def _print_checks(results: list[tuple[CourtRecord, CourtCheck]], *, json_lines: bool) -> None:
