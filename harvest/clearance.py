@@ -523,9 +523,9 @@ def _host_of(request: Request) -> str:
 
 def _with_browser(settings: BaseSettings) -> BaseSettings:
     """A copy of ``settings`` with ``SIPP_BROWSER = "challenge"`` (checked as such)."""
-    copy = settings.copy()
-    copy.set("SIPP_BROWSER", MODE_CHALLENGE, priority="cmdline")
-    return copy
+    from scrapy.settings import Settings
+
+    return Settings({**settings.copy_to_dict(), "SIPP_BROWSER": MODE_CHALLENGE})
 
 
 def _start_browser(crawler: Crawler, config: BrowserConfig) -> Any:

@@ -14,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from scrapy import Request, Spider
+from scrapy import Request, Spider, signals
 from scrapy.exceptions import CloseSpider
 from scrapy.http import Response
 
@@ -257,8 +257,8 @@ class SippSpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         if getattr(spider, "courts_source", "").lower() == REGISTERED:
             entries = spider._registered_courts(crawler.settings)
-            if crawler.stats is not None and spider.not_crawled:
-                crawler.stats.set_value("harvest/courts/not_crawled", len(spider.not_crawled))
+            if spider.not_crawled:
+                crawler.signals.connect(spider._count_not_crawled, signal=signals.spider_opened)
             if not entries and spider.not_crawled:
                 raise SpiderArgumentError(
                     f"-a courts=registered: none of the {len(spider.not_crawled)} registered "
@@ -271,6 +271,12 @@ class SippSpider(Spider):
         # one line (SettingsError, exit 1), like every other setting
         spider.refresh_config  # noqa: B018
         return spider
+
+    def _count_not_crawled(self) -> None:
+        """Stat ``harvest/courts/not_crawled``: registered courts left out by their check."""
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.set_value("harvest/courts/not_crawled", len(self.not_crawled))
 
     @property
     def refresh_config(self) -> RefreshConfig:

@@ -27,9 +27,10 @@ a court reached by that ``Host`` name on a shared address and port.
 
 Once every court is bound it prints one ``court <court_id> <url>`` line per court (the down
 ones too: their URL refuses connections) and then ``national replica ready``. With
-``--access-log`` every request is printed as ``hit <court_id> <METHOD> <path>`` (what a test
-counts to prove nothing was asked of a court). ``--truth DIR`` writes each SIPP court's ground
-truth to ``DIR/<court_id>.jsonl`` and exits.
+``--access-log`` every request is printed as ``hit <court_id> <METHOD> <path> <client>``
+(``browser`` when it carries a browser's ``Sec-Fetch-Mode`` header, else ``http``): what a test
+counts to prove nothing was asked of a court, and what went through the browser. ``--truth
+DIR`` writes each SIPP court's ground truth to ``DIR/<court_id>.jsonl`` and exits.
 """
 
 from __future__ import annotations
@@ -166,7 +167,9 @@ class _NationalProtocol(HttpProtocol):
             return
         court, replica = picked
         if self.access_log:
-            print(f"hit {court.court_id} {req.method} {req.path}", flush=True)
+            # a browser sends fetch metadata (Sec-Fetch-*); Scrapy and urllib do not
+            client = "browser" if "sec-fetch-mode" in req.headers else "http"
+            print(f"hit {court.court_id} {req.method} {req.path} {client}", flush=True)
         head = req.method == "HEAD"
         if court.answer == "forbidden":
             self._write(Response.html(FORBIDDEN_PAGE, 403), keep_alive, head)
