@@ -50,7 +50,7 @@ class CourtProxyMiddleware:
             if url:
                 proxies[court_id] = url
         if not proxies:
-            raise NotConfigured("no court has a proxy")
+            raise NotConfigured  # no court has a proxy (no message: Scrapy logs none then)
         return cls(proxies)
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:

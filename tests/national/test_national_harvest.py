@@ -158,7 +158,9 @@ def harvest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harvest]:
         assert checked.returncode == 0, checked.stderr
         checks = {d["court_id"]: d for d in map(json.loads, checked.stdout.splitlines())}
         hits_after_check = {court: len(replica.hits(court)) for court, *_ in COURTS}
-        settings = {"HARVEST_LEASE_TTL": "20", "SIPP_BROWSER_TIMEOUT": "60"}
+        # the replica's gate sets sipp_clearance (a real court's: cf_clearance, the default)
+        settings = {"HARVEST_LEASE_TTL": "20", "SIPP_BROWSER_TIMEOUT": "60",
+                    "SIPP_BROWSER_COOKIES": "sipp_clearance"}  # fmt: skip
         cmd = [*SCRAPY, "crawl", "sipp", "-a", "courts=registered", "-a", "max_courts=6",
                *scrapy_args(ws, settings)]  # fmt: skip
         logs = [tmp / "worker-1.log", tmp / "worker-2.log"]
