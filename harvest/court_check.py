@@ -32,8 +32,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from scrapy.settings import SETTINGS_PRIORITIES
+
 from extensions.store import CourtCheck, CourtRecord
 from harvest.clock import utc_now
+from harvest.contact import user_agent
 from harvest.courts import resolve_proxy
 from harvest.settings_error import SettingsError
 from harvest.sipp import page_error
@@ -52,6 +55,7 @@ __all__ = [
     "Hop",
     "check_courts",
     "classify",
+    "crawl_user_agent",
     "effective_base",
     "probe",
     "recheck_after",
@@ -257,6 +261,16 @@ def _positive(settings: BaseSettings, name: str, default: float) -> float:
     return value
 
 
+def crawl_user_agent(settings: BaseSettings) -> str:
+    """The User-Agent a crawl sends: a ``USER_AGENT`` set anywhere, else the one
+    :class:`harvest.contact.ContactAddon` builds from ``HARVEST_CONTACT`` (add-ons do not run
+    for a command such as ``scrapy courts check``, so it is built here the same way)."""
+    priority = settings.getpriority("USER_AGENT") or 0
+    if priority > SETTINGS_PRIORITIES["default"] and priority != SETTINGS_PRIORITIES["addon"]:
+        return str(settings.get("USER_AGENT"))
+    return user_agent(str(settings.get("HARVEST_CONTACT") or ""))
+
+
 def check_courts(
     courts: Sequence[CourtRecord], settings: BaseSettings
 ) -> list[tuple[CourtRecord, CourtCheck]]:
@@ -267,7 +281,7 @@ def check_courts(
     else ``DOWNLOAD_DELAY``); ``HARVEST_CHECK_TIMEOUT`` seconds a request (default 30). A
     court whose proxy names an unset environment variable stops the check before any request
     (:class:`harvest.courts.CourtListError`)."""
-    agent = str(settings.get("USER_AGENT") or "")
+    agent = crawl_user_agent(settings)
     timeout = _positive(settings, "HARVEST_CHECK_TIMEOUT", 30.0)
     workers = int(_positive(settings, "HARVEST_CHECK_CONCURRENCY", 8))
     slots = settings.getdict("DOWNLOAD_SLOTS")

@@ -216,3 +216,48 @@ def test_the_court_access_step_adds_its_columns_to_an_older_pg_state(pg_database
         ]  # fmt: skip
     finally:
         store.close()
+
+
+def test_the_probe_sends_the_crawls_user_agent_and_follows_a_redirect_politely() -> None:
+    import http.server
+    import threading
+
+    from scrapy.settings import Settings
+
+    from harvest.court_check import crawl_user_agent, probe
+
+    seen: list[tuple[str, str]] = []
+    page = _list_page().encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append((self.path, self.headers.get("User-Agent", "")))
+            if self.path == "/":
+                self.send_response(301)
+                self.send_header("Location", "/sipp/")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        agent = crawl_user_agent(Settings({"HARVEST_CONTACT": "ops@example.id"}))
+        assert agent == "harvest-sipp/0.1 (+court case research; contact: ops@example.id)"
+        slept: list[float] = []
+        base = f"http://127.0.0.1:{server.server_port}/"
+        answer = probe(base, user_agent=agent, timeout=5, delay=1.5, sleep=slept.append)
+        assert seen == [("/", agent), ("/sipp/", agent)]
+        assert slept == [1.5]  # the court's delay between its two requests
+        check = classify(base, answer, at=AT)
+        assert (check.access, check.effective_base_url) == ("redirected", base + "sipp/")
+    finally:
+        server.shutdown()
+        server.server_close()
