@@ -139,6 +139,11 @@ def _when(at: str | None) -> str:
     return datetime.fromisoformat(at).strftime("%Y-%m-%d %H:%M") if at else "-"
 
 
+def _short(at: str | None) -> str:
+    """``12-02 02:25`` (UTC): a row's last page, the full time in its title."""
+    return datetime.fromisoformat(at).strftime("%m-%d %H:%M") if at else "-"
+
+
 def _tally(courts: Sequence[NationalCourt], key: str) -> str:
     """A table of the courts grouped by ``key`` (kind or province): courts, crawled, cases."""
     groups: dict[str, list[NationalCourt]] = defaultdict(list)
@@ -177,7 +182,8 @@ def _row(c: NationalCourt) -> str:
         f'<td class="num" data-field="complete">{c.cases_complete}/{c.cases_listed}</td>'
         f'<td><div class="bar"><div style="width:{share:.1f}%"></div></div></td>'
         f'<td class="num" data-field="pace">{_e(pace)}</td>'
-        f"<td>{_e(_when(c.last_fetched_at))}</td>"
+        f'<td class="when" title="{_e(_when(c.last_fetched_at))} UTC">'
+        f"{_e(_short(c.last_fetched_at))}</td>"
         f'<td class="num" data-field="failed">{failed}</td></tr>'
     )
 
@@ -244,4 +250,5 @@ background:#eef2f6;font-size:13px}
 h3{font-size:15px;margin:14px 0 6px}.court dl{display:grid;grid-template-columns:9em 1fr;
 margin:0}.court dt{color:#475467}.court dd{margin:0;word-break:break-all}
 .court{border-top:1px solid #eceff4;padding-top:6px}
+#national-table .bar{width:64px}#national-table td.when,#national-table td.num{white-space:nowrap}
 """
