@@ -20,6 +20,7 @@ from harvest.identity import SOURCE_TYPE_PREFIX
 from .store import (
     NOTICES,
     Claimed,
+    CourtCheck,
     CourtRecord,
     CrawlLocked,
     ErrorFilter,
@@ -33,6 +34,7 @@ from .store import (
     StateError,
     Status,
     StatusReport,
+    merge_court,
 )
 
 if TYPE_CHECKING:
@@ -344,16 +346,29 @@ class MemoryRequestStore:
         added = changed = 0
         for c in courts:
             old = self._d.courts.get(c.court)
+            merged = merge_court(old, c)
+            if merged is None:
+                continue
             if old is None:
-                self._d.courts[c.court] = dataclasses.replace(c, added_at=utc_now())
+                self._d.courts[c.court] = dataclasses.replace(merged, added_at=utc_now())
                 added += 1
-            elif (old.base_url, old.listing, old.tabs) != (c.base_url, c.listing, c.tabs):
-                self._d.courts[c.court] = dataclasses.replace(c, added_at=old.added_at)
+            else:
+                self._d.courts[c.court] = merged
                 changed += 1
         return added, changed
 
     def courts(self) -> list[CourtRecord]:
         return list(self._d.courts.values())
+
+    def record_court_check(self, court: str, check: CourtCheck) -> bool:
+        old = self._d.courts.get(court)
+        if old is None:
+            return False
+        self._d.courts[court] = dataclasses.replace(
+            old, access=check.access, effective_base_url=check.effective_base_url,
+            http_status=check.http_status, reason=check.reason, checked_at=check.checked_at,
+        )  # fmt: skip
+        return True
 
     def commit(self) -> None:
         """Nothing to do: every change is applied as it happens."""

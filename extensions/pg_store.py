@@ -30,6 +30,7 @@ The database holds pickled requests: give the harvest role a database of its own
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import threading
 import uuid
@@ -44,8 +45,11 @@ from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.postgres import connect, prepare_schema
 
 from .store import (
+    COURT_ACCESS_COLUMNS,
+    COURT_COLUMNS,
     NOTICES,
     Claimed,
+    CourtCheck,
     CourtRecord,
     CrawlLocked,
     ErrorFilter,
@@ -59,6 +63,8 @@ from .store import (
     StateError,
     Status,
     StatusReport,
+    court_record,
+    merge_court,
 )
 
 if TYPE_CHECKING:
@@ -442,32 +448,56 @@ class PostgresRequestStore:
     def add_courts(self, courts: Sequence[CourtRecord]) -> tuple[int, int]:
         added = changed = 0
         at = utc_now()
+        columns = COURT_COLUMNS[1:]
         with self._tx("register courts") as conn:
+            conn.execute("LOCK TABLE courts IN SHARE ROW EXCLUSIVE MODE")  # one writer at a time
+            cursor = conn.execute("SELECT * FROM courts")
+            names = [d.name for d in cursor.description or ()]
+            known = {
+                r.court: r
+                for r in (court_record(dict(zip(names, row, strict=True))) for row in cursor)
+            }
             for c in courts:
-                row = conn.execute(
-                    "INSERT INTO courts (court, base_url, listing, tabs, added_at) "
-                    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (court) DO UPDATE SET "
-                    "base_url = EXCLUDED.base_url, listing = EXCLUDED.listing, "
-                    "tabs = EXCLUDED.tabs WHERE (courts.base_url, courts.listing, courts.tabs) "
-                    "IS DISTINCT FROM (EXCLUDED.base_url, EXCLUDED.listing, EXCLUDED.tabs) "
-                    "RETURNING (xmax = 0)",
-                    (c.court, c.base_url, c.listing, c.tabs, at),
-                ).fetchone()
-                if row is not None:
-                    if row[0]:
-                        added += 1
-                    else:
-                        changed += 1
+                old = known.get(c.court)
+                merged = merge_court(old, c)
+                if merged is None:
+                    continue
+                if old is None:
+                    merged = dataclasses.replace(merged, added_at=at)
+                    conn.execute(
+                        f"INSERT INTO courts ({', '.join(COURT_COLUMNS)}) "
+                        f"VALUES ({', '.join(['%s'] * len(COURT_COLUMNS))})",
+                        dataclasses.astuple(merged),
+                    )
+                    added += 1
+                else:
+                    conn.execute(
+                        f"UPDATE courts SET {', '.join(f'{n} = %s' for n in columns)} "
+                        "WHERE court = %s",
+                        (*dataclasses.astuple(merged)[1:], c.court),
+                    )
+                    changed += 1
+                known[c.court] = merged
         return added, changed
 
     def courts(self) -> list[CourtRecord]:
         if not self._has_courts():
             return []  # a state from before court lists, opened read-only
-        rows = self._q(
-            "SELECT court, base_url, listing, tabs, added_at FROM courts ORDER BY id",
-            doing="read the registered courts",
-        )
-        return [CourtRecord(*row) for row in rows]
+        with self._errors("read the registered courts"):
+            cursor = self._conn.execute("SELECT * FROM courts ORDER BY id")
+            names = [d.name for d in cursor.description or ()]
+            rows = cursor.fetchall()
+        return [court_record(dict(zip(names, row, strict=True))) for row in rows]
+
+    def record_court_check(self, court: str, check: CourtCheck) -> bool:
+        with self._tx("record a court check") as conn:
+            cursor = conn.execute(
+                "UPDATE courts SET access = %s, effective_base_url = %s, http_status = %s, "
+                "reason = %s, checked_at = %s WHERE court = %s",
+                (check.access, check.effective_base_url, check.http_status, check.reason,
+                 check.checked_at, court),
+            )  # fmt: skip
+            return cursor.rowcount > 0
 
     def _has_courts(self) -> bool:
         row = self._q("SELECT to_regclass('courts') IS NOT NULL", doing="look for courts")
@@ -1385,6 +1415,7 @@ def _prepare(
             )
             if version == SCHEMA_VERSION and not readonly:
                 _add_courts_table(conn)
+                _add_court_access_columns(conn)
             return version
     except psycopg.errors.LockNotAvailable as exc:
         raise StateError(
@@ -1427,6 +1458,26 @@ def _add_courts_table(conn: psycopg.Connection[Any]) -> None:
         "CREATE TABLE IF NOT EXISTS courts (id BIGSERIAL PRIMARY KEY, court TEXT NOT NULL "
         "UNIQUE, base_url TEXT NOT NULL, listing TEXT, tabs TEXT, added_at TEXT NOT NULL)"
     )
+
+
+# --- court access (t22, docs/national.md): additive, no version change -------------------------
+def _add_court_access_columns(conn: psycopg.Connection[Any]) -> None:
+    """The ``courts`` columns of the court directory and ``scrapy courts check`` (all
+    nullable: older code, which names its columns, reads the table unchanged)."""
+    rows = conn.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'courts' "
+        "AND table_schema = current_schema()"
+    ).fetchall()
+    present = {r[0] for r in rows}
+    missing = [(n, t) for n, t in COURT_ACCESS_COLUMNS.items() if n not in present]
+    if not missing:
+        return
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    for name, sql_type in missing:
+        conn.execute(f"ALTER TABLE courts ADD COLUMN IF NOT EXISTS {name} {sql_type}")
+
+
+# --- end of court access ------------------------------------------------------------------------
 
 
 def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:

@@ -19,6 +19,7 @@ The database holds pickled requests: treat the workspace like code (it is ``0700
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import sqlite3
 import threading
@@ -31,8 +32,11 @@ from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.workspace import private_file, secure_sqlite_files
 
 from .store import (
+    COURT_ACCESS_COLUMNS,
+    COURT_COLUMNS,
     NOTICES,
     Claimed,
+    CourtCheck,
     CourtRecord,
     CrawlLocked,
     ErrorFilter,
@@ -46,6 +50,8 @@ from .store import (
     StateError,
     Status,
     StatusReport,
+    court_record,
+    merge_court,
 )
 
 if TYPE_CHECKING:
@@ -296,6 +302,29 @@ CREATE TABLE IF NOT EXISTS courts (
 );
 """
 
+
+# --- court access (t22, docs/national.md): additive, no version change -------------------------
+def _add_court_access_columns(conn: sqlite3.Connection) -> None:
+    """The ``courts`` columns of the court directory and ``scrapy courts check`` (all
+    nullable, so older code that names its columns reads the table unchanged)."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(courts)")}
+    missing = [(n, t) for n, t in COURT_ACCESS_COLUMNS.items() if n not in present]
+    if not missing:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        present = {row[1] for row in conn.execute("PRAGMA table_info(courts)")}
+        for name, sql_type in missing:
+            if name not in present:
+                conn.execute(f"ALTER TABLE courts ADD COLUMN {name} {sql_type}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+# --- end of court access ------------------------------------------------------------------------
+
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -461,6 +490,7 @@ class SqliteRequestStore:
                 )
             if not readonly:
                 conn.executescript(SCHEMA_ADDITIONS)
+                _add_court_access_columns(conn)
             conn.execute("SELECT count(*) FROM runs").fetchone()
             if not readonly:
                 conn.execute(NOTICE_INDEX)
@@ -496,35 +526,50 @@ class SqliteRequestStore:
         known = {c.court: c for c in self.courts()}
         added = changed = 0
         at = utc_now()
+        columns = COURT_COLUMNS[1:]
         with self._tx() as conn:
             for c in courts:
                 old = known.get(c.court)
+                merged = merge_court(old, c)
+                if merged is None:
+                    continue
                 if old is None:
+                    merged = dataclasses.replace(merged, added_at=at)
                     conn.execute(
-                        "INSERT INTO courts (court, base_url, listing, tabs, added_at) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (c.court, c.base_url, c.listing, c.tabs, at),
+                        f"INSERT INTO courts ({', '.join(COURT_COLUMNS)}) "
+                        f"VALUES ({', '.join('?' * len(COURT_COLUMNS))})",
+                        dataclasses.astuple(merged),
                     )
                     added += 1
-                elif (old.base_url, old.listing, old.tabs) != (c.base_url, c.listing, c.tabs):
+                else:
                     conn.execute(
-                        "UPDATE courts SET base_url = ?, listing = ?, tabs = ? WHERE court = ?",
-                        (c.base_url, c.listing, c.tabs, c.court),
+                        f"UPDATE courts SET {', '.join(f'{n} = ?' for n in columns)} "
+                        "WHERE court = ?",
+                        (*dataclasses.astuple(merged)[1:], c.court),
                     )
                     changed += 1
-                known[c.court] = c
+                known[c.court] = merged
         return added, changed
 
     def courts(self) -> list[CourtRecord]:
         try:
-            rows = self._conn.execute(
-                "SELECT court, base_url, listing, tabs, added_at FROM courts ORDER BY id"
-            ).fetchall()
+            cursor = self._conn.execute("SELECT * FROM courts ORDER BY id")
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):
                 return []  # a state from before court lists, opened read-only
             raise
-        return [CourtRecord(*row) for row in rows]
+        names = [d[0] for d in cursor.description]
+        return [court_record(dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+
+    def record_court_check(self, court: str, check: CourtCheck) -> bool:
+        with self._tx() as conn:
+            cursor = conn.execute(
+                "UPDATE courts SET access = ?, effective_base_url = ?, http_status = ?, "
+                "reason = ?, checked_at = ? WHERE court = ?",
+                (check.access, check.effective_base_url, check.http_status, check.reason,
+                 check.checked_at, court),
+            )  # fmt: skip
+            return cursor.rowcount > 0
 
     def commit(self) -> None:
         """Commit the group transaction, if one is open (see ``defer_commit`` of :meth:`open`).

@@ -22,9 +22,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = [
+    "COURT_ACCESS_COLUMNS",
+    "COURT_COLUMNS",
     "KINDS",
     "NOTICES",
     "Claimed",
+    "CourtCheck",
     "CourtRecord",
     "CrawlLocked",
     "ErrorFilter",
@@ -39,7 +42,9 @@ __all__ = [
     "StateError",
     "Status",
     "StatusReport",
+    "court_record",
     "kind_and_court",
+    "merge_court",
 ]
 
 #: Request kinds; ``other`` is a request without ``meta["harvest_key"]`` (fingerprint key).
@@ -162,13 +167,101 @@ class Generation:
 class CourtRecord:
     """A court registered in the state (``courts`` table): ``scrapy courts add FILE`` writes
     them, ``-a courts=registered`` crawls them (docs/multi-court.md). ``listing`` and ``tabs``
-    as the court list gave them (``None``: the crawl's own); ``added_at`` set by the store."""
+    as the court list gave them (``None``: the crawl's own); ``added_at`` set by the store.
+
+    The court directory's facts (``kind``, ``name``, ``city``, ``province``, ``high_court``;
+    ``None``: not given, a known value is kept), the court's ``proxy`` (a proxy URL without
+    credentials, or ``env:NAME``: the environment variable holding it) and the result of its
+    last ``scrapy courts check`` (``access`` .. ``checked_at``, :class:`CourtCheck`;
+    docs/national.md)."""
 
     court: str
     base_url: str
     listing: str | None = None
     tabs: str | None = None
     added_at: str = ""
+    kind: str | None = None
+    name: str | None = None
+    city: str | None = None
+    province: str | None = None
+    high_court: str | None = None
+    proxy: str | None = None
+    access: str | None = None
+    effective_base_url: str | None = None
+    http_status: int | None = None
+    reason: str | None = None
+    checked_at: str | None = None
+
+    @property
+    def crawl_url(self) -> str:
+        """The URL a crawl uses: the effective base URL a check found (a court that moved),
+        else the registered one."""
+        return self.effective_base_url or self.base_url
+
+    def check(self) -> CourtCheck | None:
+        """The last check's result (``None``: never checked)."""
+        if self.access is None or self.checked_at is None:
+            return None
+        return CourtCheck(
+            self.access, self.effective_base_url, self.http_status, self.reason or "",
+            self.checked_at,
+        )  # fmt: skip
+
+
+#: The ``courts`` table's columns, in table order (the first five since court lists, the rest
+#: added by the court-access step of both backends' schemas: t22, docs/national.md).
+COURT_COLUMNS = tuple(f.name for f in dataclasses.fields(CourtRecord))
+#: The columns the court-access step adds (all nullable), with their SQL types.
+COURT_ACCESS_COLUMNS = {
+    "kind": "TEXT", "name": "TEXT", "city": "TEXT", "province": "TEXT", "high_court": "TEXT",
+    "proxy": "TEXT", "access": "TEXT", "effective_base_url": "TEXT", "http_status": "INTEGER",
+    "reason": "TEXT", "checked_at": "TEXT",
+}  # fmt: skip
+_DIRECTORY_FACTS = ("kind", "name", "city", "province", "high_court")
+#: what decides where and how a court is crawled: a change clears its last check
+_ACCESS_INPUTS = ("base_url", "proxy")
+
+
+@dataclasses.dataclass(frozen=True)
+class CourtCheck:
+    """What ``scrapy courts check`` learnt of a court (docs/national.md): ``access`` (one of
+    :data:`harvest.court_check.ACCESS`), the effective base URL after a permanent redirect
+    (``None``: the registered one), the HTTP status of the last answer (``None``: no answer),
+    the reason in words, and when (UTC, ISO)."""
+
+    access: str
+    effective_base_url: str | None
+    http_status: int | None
+    reason: str
+    checked_at: str
+
+
+def merge_court(old: CourtRecord | None, new: CourtRecord) -> CourtRecord | None:
+    """The row ``new`` makes of a court registered as ``old`` (``None``: not yet), or ``None``
+    when nothing changes. A court list is the truth for the crawl's columns (base URL, listing,
+    tabs, proxy); the directory's facts it does not give are kept; a new base URL or proxy
+    clears the last check (it was of another address)."""
+    if old is None:
+        return new
+    facts = {f: getattr(new, f) if getattr(new, f) is not None else getattr(old, f)
+             for f in _DIRECTORY_FACTS}  # fmt: skip
+    merged = dataclasses.replace(
+        old, base_url=new.base_url, listing=new.listing, tabs=new.tabs, proxy=new.proxy, **facts
+    )
+    if any(getattr(merged, f) != getattr(old, f) for f in _ACCESS_INPUTS):
+        merged = dataclasses.replace(
+            merged, access=None, effective_base_url=None, http_status=None, reason=None,
+            checked_at=None,
+        )  # fmt: skip
+    return None if merged == old else merged
+
+
+def court_record(row: dict[str, Any]) -> CourtRecord:
+    """A :class:`CourtRecord` from a ``courts`` row by column name (a state from before the
+    court-access columns, read-only, lacks them: ``None``)."""
+    values: dict[str, Any] = {name: row.get(name) for name in COURT_COLUMNS}
+    values["added_at"] = values["added_at"] or ""
+    return CourtRecord(**values)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -435,11 +528,15 @@ class RequestStore(Protocol):
         Raises :class:`StateError` when the item store cannot be read (damaged)."""
 
     def add_courts(self, courts: Sequence[CourtRecord]) -> tuple[int, int]:
-        """Register courts (committed): a new court id is added, a known one gets the given
-        base URL, listing and tabs (keeping its place). Returns ``(added, changed)``."""
+        """Register courts (committed): a new court id is added, a known one is updated as
+        :func:`merge_court` says (keeping its place). Returns ``(added, changed)``."""
 
     def courts(self) -> list[CourtRecord]:
         """The registered courts in the order they were first added; ``[]`` when none."""
+
+    def record_court_check(self, court: str, check: CourtCheck) -> bool:
+        """Record the result of a court's check (committed); ``False``: the court is not
+        registered."""
 
     def commit(self) -> None:
         """Make every transition so far durable (nothing to do without group commit)."""

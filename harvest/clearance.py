@@ -76,7 +76,13 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from harvest import suffix_list
 from harvest.errors import PageError
-from harvest.meta import META_BROWSER_PASS, META_FAIL, META_GENERATION, META_RESENDS
+from harvest.meta import (
+    META_BROWSER_PASS,
+    META_COURT,
+    META_FAIL,
+    META_GENERATION,
+    META_RESENDS,
+)
 from harvest.settings_error import SettingsError
 from harvest.sipp import page_error
 from harvest.sipp.error_pages import JS_CHALLENGE
@@ -268,12 +274,24 @@ class ClearanceMiddleware:
         self._aborted_hosts: set[str] = set()
         #: the bound, never listening socket Chromium's off-court traffic is sent to
         self._nowhere: socket.socket | None = None
+        #: the courts whose requests may take the browser pass (None: every court, as
+        #: SIPP_BROWSER says); a host's clearance is kept per host as always
+        self.only_courts: frozenset[str] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         config = BrowserConfig.from_settings(crawler.settings)
+        # a multi-court crawl of registered courts: the browser pass for the courts whose
+        # check said "challenge" only (docs/national.md), whatever SIPP_BROWSER says
+        courts: dict[str, Any] = dict(getattr(crawler.spider, "courts", None) or {})
+        gated = {c for c, court in courts.items() if getattr(court, "access", None) == "challenge"}
+        only: frozenset[str] | None = None
+        if gated and not config.enabled:
+            config = BrowserConfig.from_settings(_with_browser(crawler.settings))
+            only = frozenset(gated)
         browser = _start_browser(crawler, config) if config.enabled else None
         middleware = cls(config, crawler=crawler, browser=browser)
+        middleware.only_courts = only
         if browser is not None:
             browser.abort_request = middleware.off_court
             crawler.signals.connect(middleware.close_browser, signal=signals.engine_stopped)
@@ -400,9 +418,9 @@ class ClearanceMiddleware:
         self._inc("challenges")
         if state is None:
             state = self._hosts[host] = _Host()
-        if not self.config.enabled:
+        if not self._browser_for(request):
             if state.failure is None:
-                state.failure = OFF_REASON
+                state.failure = self._off_reason(request)
                 logger.error(
                     "%s answered %s with a JavaScript challenge and the browser is off: run "
                     "with -s SIPP_BROWSER=challenge (docs/browser.md); every request to this "
@@ -445,6 +463,22 @@ class ClearanceMiddleware:
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._detach(request)
+
+    def _browser_for(self, request: Request) -> bool:
+        """Whether a challenge of this request may be passed in the browser."""
+        if not self.config.enabled:
+            return False
+        return self.only_courts is None or request.meta.get(META_COURT) in self.only_courts
+
+    def _off_reason(self, request: Request) -> str:
+        if self.only_courts is None:
+            return OFF_REASON
+        court = request.meta.get(META_COURT)
+        return (
+            f"court {court} answered with a JavaScript challenge but its check did not say "
+            "challenge: run scrapy courts check again (the browser pass is for the courts "
+            "whose check says challenge)"
+        )
 
     # --- the browser pass ----------------------------------------------------------------------
 
@@ -654,6 +688,11 @@ def _port_of(scheme: str, port: int | None) -> int:
 def _without_query(url: str) -> str:
     """``url`` without its query and fragment (a page may put the cookie it stole there)."""
     return url.split("?", 1)[0].split("#", 1)[0][:200]
+def _with_browser(settings: BaseSettings) -> BaseSettings:
+    """A copy of ``settings`` with ``SIPP_BROWSER = "challenge"`` (checked as such)."""
+    from scrapy.settings import Settings
+
+    return Settings({**settings.copy_to_dict(), "SIPP_BROWSER": MODE_CHALLENGE})
 
 
 def _start_browser(crawler: Crawler, config: BrowserConfig) -> Any:

@@ -141,6 +141,9 @@ _SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     # JavaScript challenges: pass them in a browser, copy the clearance into every request
     # (after HttpCompression 590 decodes the body, before validation 580; before sessions 700)
     "harvest.clearance.ClearanceMiddleware": 585,
+    # a court's own proxy (its court list's proxy column; credentials from the environment
+    # only, taken off each request when it comes back): just before HttpProxyMiddleware 750
+    "harvest.court_proxy.CourtProxyMiddleware": 745,
 }
 # SIPP_SESSION_MAX_JARS (int, default 256 in harvest/sessions.py): cookie jars kept at once.
 # Browser for JavaScript challenges (docs/browser.md; defaults in harvest/clearance.py):

@@ -26,11 +26,12 @@ from extensions.state_queries import (
     run_liveness,
     throughput_timeline,
 )
+from harvest.national_status import NATIONAL_CSS, NationalCourt, national_courts, render_national
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from extensions.store import StatusReport
+    from extensions.store import CourtRecord, StatusReport
 
 __all__ = ["StatusExtra", "gather", "render_page"]
 
@@ -48,10 +49,13 @@ class StatusExtra:
     run_states: dict[int, str]
     progress: dict[str, list[tuple[str, int]]]
     throughput: list[tuple[str, int, float]]
+    #: every registered court with its access and progress (docs/national.md)
+    national: list[NationalCourt] = dataclasses.field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "courts": [c.as_dict() for c in self.courts],
+            "national": [c.as_dict() for c in self.national],
             "error_groups": [g.as_dict() for g in self.error_groups],
             "error_groups_total": self.error_groups_total,
             "run_states": {str(k): v for k, v in self.run_states.items()},
@@ -59,10 +63,16 @@ class StatusExtra:
 
 
 def gather(
-    state: Path | str, *, court: str | None, limit: int, runs: list[dict[str, Any]]
+    state: Path | str,
+    *,
+    court: str | None,
+    limit: int,
+    runs: list[dict[str, Any]],
+    registered: Sequence[CourtRecord] = (),
 ) -> StatusExtra:
     """Read the extra parts of the status from ``state`` (read-only): ``state.sqlite``, or
-    the ``postgresql://`` URL of the state database (run liveness from its court leases)."""
+    the ``postgresql://`` URL of the state database (run liveness from its court leases);
+    ``registered``: the registered courts, for the national view."""
     conn = connect_readonly(state)
     try:
         conn.execute("BEGIN")  # one snapshot
@@ -71,6 +81,8 @@ def gather(
         progress = progress_timeline(conn, court)
         throughput = throughput_timeline(conn)
         leases = lease_liveness(conn, runs) if isinstance(state, str) else None
+        chosen = [r for r in registered if court is None or r.court == court]
+        national = national_courts(conn, chosen, courts)
         conn.execute("COMMIT")
     finally:
         conn.close()
@@ -85,6 +97,7 @@ def gather(
         run_states={int(r["id"]): str(r["state"]) for r in runs},
         progress=progress,
         throughput=throughput,
+        national=national,
     )
 
 
@@ -294,14 +307,14 @@ def render_page(
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>harvest status</title><style>{_CSS}</style></head>
+<title>harvest status</title><style>{_CSS}{NATIONAL_CSS}</style></head>
 <body><main>
 <h1>harvest status</h1>
 <p class="muted">{_e(state)} &middot; generated {_e(generated_at)} &middot;
 requests: <span id="total-ok">{totals["ok"]}</span> ok,
 <span id="total-waiting">{totals["pending"] + totals["inflight"]}</span> waiting,
 <span id="total-error">{totals["error"]}</span> failed</p>
-<section id="courts"><h2>Cases per court</h2>
+{render_national(extra.national)}<section id="courts"><h2>Cases per court</h2>
 <table><tr><th>court</th><th>complete / known</th><th>progress</th><th>ok</th>
 <th>waiting</th><th>failed</th></tr>{_court_rows(extra.courts)}</table></section>
 <section id="refresh"><h2>Last refresh per court</h2>

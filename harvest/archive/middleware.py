@@ -46,6 +46,7 @@ from harvest.archive.store import (
 from harvest.meta import (
     META_BROWSER_PASS,
     META_CASE,
+    META_COURT,
     META_CUT,
     META_EXPECT,
     META_IS_WARMUP,
@@ -98,7 +99,7 @@ class ArchiveMiddleware:
         self.max_file_bytes = max_file_bytes
         self.court = ""
         self.run = new_run_name()
-        self._writer: ArchiveWriter | None = None
+        self._writers: dict[str, ArchiveWriter] = {}
         self._batcher: _Batcher | None = None
         self.pages = 0
         self.bytes = 0
@@ -128,13 +129,7 @@ class ArchiveMiddleware:
     def spider_opened(self) -> None:
         spider = self.crawler.spider
         self.court = str(getattr(spider, "court_id", None) or getattr(spider, "name", "spider"))
-        if getattr(spider, "courts", None):
-            # one writer a court is not built yet: a multi-court crawl archives nothing
-            self.off = True
-            logger.warning(
-                "HARVEST_ARCHIVE: a multi-court crawl (-a courts=...) does not archive pages "
-                "yet; crawl a court alone (-a base_url=...) to archive it"
-            )
+        # a multi-court crawl: each page goes to its court's archive (meta["harvest_court"])
 
     def _software(self) -> str:
         return f"harvest ({self.crawler.settings.get('BOT_NAME', 'harvest')})"
@@ -160,27 +155,31 @@ class ArchiveMiddleware:
             logger.info("Archiving pages to %s/%s (run %s)", self.root, self.court, self.run)
         return self._batcher
 
-    def _open_writer(self) -> ArchiveWriter:
-        if self._writer is None:
-            index = ArchiveIndex.open(self.root / INDEX_DB)
-            self._writer = ArchiveWriter(
+    def _open_writer(self, court: str) -> ArchiveWriter:
+        writer = self._writers.get(court)
+        if writer is None:
+            first = next(iter(self._writers.values()), None)
+            index = first.index if first is not None else ArchiveIndex.open(self.root / INDEX_DB)
+            writer = self._writers[court] = ArchiveWriter(
                 self.root,
-                self.court,
+                court,
                 index,
                 max_file_bytes=self.max_file_bytes,
                 run=self.run,
                 software=self._software(),
             )
-        return self._writer
+        return writer
 
     def spider_closed(self) -> None:
         if self._batcher is not None:
             self._batcher.shutdown()
             self._batcher = None
-        if self._writer is not None:
-            self._writer.close()
-            self._writer.index.close()
-            self._writer = None
+        if self._writers:
+            writers = list(self._writers.values())
+            for writer in writers:
+                writer.close()
+            writers[0].index.close()
+            self._writers.clear()
         if self.pages:
             logger.info("Archived %d pages (%d bytes) in run %s", self.pages, self.bytes, self.run)
 
@@ -190,14 +189,16 @@ class ArchiveMiddleware:
         meta = request.meta
         if meta.get(META_BROWSER_PASS) or self.off:
             return response
+        court = meta.get(META_COURT)
+        court = court if isinstance(court, str) and court else self.court
         key = meta.get(META_KEY)
         warmup = bool(meta.get(META_IS_WARMUP))
         if warmup:
-            key = f"warmup|{self.court}|{response.url}"
+            key = f"warmup|{court}|{response.url}"
         elif not isinstance(key, str):
             return response
         context: dict[str, Any] = {
-            "court": self.court,
+            "court": court,
             "expect": meta.get(META_EXPECT),
             "case": meta.get(META_CASE),
             "labels_missing": bool(meta.get(META_LABELS_MISSING)),
@@ -223,9 +224,9 @@ class ArchiveMiddleware:
             context=context,
         )
         if is_asyncio_reactor_installed():
-            entry = await self._open_batcher().write(key, exchange)
+            entry = await self._open_batcher().write(court, key, exchange)
         else:  # another reactor: write in line (each page waits for its fsync)
-            entry = self._open_writer().write(key, exchange)
+            entry = self._open_writer(court).write(key, exchange)
         self.pages += 1
         self.bytes += entry.length
         stats = self.crawler.stats
@@ -243,13 +244,13 @@ class _Batcher:
 
     def __init__(self, executor: Executor) -> None:
         self._executor = executor
-        self._pending: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]] = []
+        self._pending: list[tuple[str, str, Exchange, asyncio.Future[IndexEntry]]] = []
         self._busy = False
 
-    async def write(self, key: str, exchange: Exchange) -> IndexEntry:
+    async def write(self, court: str, key: str, exchange: Exchange) -> IndexEntry:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[IndexEntry] = loop.create_future()
-        self._pending.append((key, exchange, future))
+        self._pending.append((court, key, exchange, future))
         if not self._busy:
             self._next(loop)
         return await future
@@ -258,7 +259,7 @@ class _Batcher:
         batch, self._pending = self._pending, []
         try:
             work = loop.run_in_executor(
-                self._executor, worker.write_many, [(key, ex) for key, ex, _ in batch]
+                self._executor, worker.write_many, [(c, key, ex) for c, key, ex, _ in batch]
             )
         except (BrokenExecutor, RuntimeError) as exc:  # the writer died, or is shut down
             self._fail(batch, exc)
@@ -268,21 +269,21 @@ class _Batcher:
 
     @staticmethod
     def _fail(
-        batch: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]], exc: BaseException
+        batch: list[tuple[str, str, Exchange, asyncio.Future[IndexEntry]]], exc: BaseException
     ) -> None:
         if isinstance(exc, BrokenExecutor):
             exc = ArchiveError(
                 f"the archive writer process died ({exc}); pages cannot be archived: see the "
                 "log above, or crawl with HARVEST_ARCHIVE=False"
             )
-        for _, _, future in batch:
+        for _, _, _, future in batch:
             if not future.done():
                 future.set_exception(exc)
 
     def _finished(
         self,
         loop: asyncio.AbstractEventLoop,
-        batch: list[tuple[str, Exchange, asyncio.Future[IndexEntry]]],
+        batch: list[tuple[str, str, Exchange, asyncio.Future[IndexEntry]]],
         done: asyncio.Future[list[IndexEntry]],
     ) -> None:
         self._busy = False
@@ -290,7 +291,7 @@ class _Batcher:
         if exc is not None:
             self._fail(batch, exc)
         else:
-            for (_, _, future), entry in zip(batch, done.result(), strict=True):
+            for (_, _, _, future), entry in zip(batch, done.result(), strict=True):
                 if not future.done():
                     future.set_result(entry)
         if self._pending:

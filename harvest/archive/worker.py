@@ -31,32 +31,58 @@ __all__ = ["start", "write_many"]
 #: How often the writer checks that the crawl process is still there.
 _PARENT_POLL_S = 0.5
 
-_writer: ArchiveWriter | None = None
+_writers: dict[str, ArchiveWriter] = {}  # court -> its writer (a multi-court crawl: several)
+_config: dict[str, object] = {}
+_index: ArchiveIndex | None = None
 
 
 def start(
     root: str, court: str, run: str, max_file_bytes: int, software: str, crawl: int = 0
 ) -> None:
-    """Open the index and the writer (the process pool's initializer).
+    """Open the index and the writer of ``court`` (the process pool's initializer); a
+    multi-court crawl's other courts get theirs on their first page.
 
     ``crawl``: the crawl process's pid (0: the parent at start, as before).
     """
-    global _writer
+    global _index
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = crawl or os.getppid()
     if os.getppid() != parent:  # the crawl died before this process got here
         os._exit(0)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    index = ArchiveIndex.open(Path(root) / INDEX_DB)
-    _writer = ArchiveWriter(
-        Path(root), court, index, max_file_bytes=max_file_bytes, run=run, software=software
-    )
+    _index = ArchiveIndex.open(Path(root) / INDEX_DB)
+    _config.update(root=root, run=run, max_file_bytes=max_file_bytes, software=software)
+    _writer_of(court)
 
 
-def write_many(batch: Sequence[tuple[str, Exchange]]) -> list[IndexEntry]:
-    if _writer is None:
-        raise RuntimeError("the archive writer process was not started")
-    return _writer.write_many(batch)
+def _writer_of(court: str) -> ArchiveWriter:
+    writer = _writers.get(court)
+    if writer is None:
+        if _index is None:
+            raise RuntimeError("the archive writer process was not started")
+        writer = _writers[court] = ArchiveWriter(
+            Path(str(_config["root"])),
+            court,
+            _index,
+            max_file_bytes=int(str(_config["max_file_bytes"])),
+            run=str(_config["run"]),
+            software=str(_config["software"]),
+        )
+    return writer
+
+
+def write_many(batch: Sequence[tuple[str, str, Exchange]]) -> list[IndexEntry]:
+    """Write ``(court, key, exchange)`` entries, each court's in one go (one ``fsync``, one
+    index transaction a court); the entries in ``batch`` order."""
+    by_court: dict[str, list[int]] = {}
+    for i, (court, _, _) in enumerate(batch):
+        by_court.setdefault(court, []).append(i)
+    out: list[IndexEntry | None] = [None] * len(batch)
+    for court, positions in by_court.items():
+        entries = _writer_of(court).write_many([(batch[i][1], batch[i][2]) for i in positions])
+        for i, entry in zip(positions, entries, strict=True):
+            out[i] = entry
+    return [e for e in out if e is not None]
 
 
 def _watch_parent(parent: int) -> None:

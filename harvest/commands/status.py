@@ -107,6 +107,7 @@ class Command(ScrapyCommand):
             return
         try:
             report = store.status_report(court=opts.court, limit=opts.limit)
+            registered = store.courts()
             path = store.path
             parts = (
                 {"skipped": True}
@@ -123,7 +124,9 @@ class Command(ScrapyCommand):
         try:
             # the state database's URL (PostgreSQL), else state.sqlite
             state = config.database_url or Path(path)
-            extra = gather(state, court=opts.court, limit=opts.limit, runs=report.runs)
+            extra = gather(
+                state, court=opts.court, limit=opts.limit, runs=report.runs, registered=registered
+            )
         except READ_ERRORS as exc:
             sys.stderr.write(f"scrapy status: cannot read {path}: {exc}\n")
             self.exitcode = 1
@@ -171,6 +174,18 @@ def format_report(report: StatusReport, path: str, extra: StatusExtra | None = N
         if not extra.courts:
             lines.append("  (nothing crawled yet)")
         lines.append("")
+        if extra.national:
+            lines.append("registered courts (access by scrapy courts check; docs/national.md):")
+            for c in extra.national:
+                status = "" if c.http_status is None else f" HTTP {c.http_status}"
+                crawl = "crawled" if c.crawled else "not crawled"
+                lines.append(
+                    f"  {c.court_id}: {c.access}{status}, {crawl}; {c.cases_complete}/"
+                    f"{c.cases_listed} complete; {c.reason or '-'}"
+                )
+                if c.advice:
+                    lines.append(f"      {c.advice}")
+            lines.append("")
     table: dict[tuple[str, str], dict[str, int]] = {}
     for row in report.counts:
         table.setdefault((row["court"], row["kind"]), dict.fromkeys(_STATUSES, 0))[

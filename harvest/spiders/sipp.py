@@ -14,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from scrapy import Request, Spider
+from scrapy import Request, Spider, signals
 from scrapy.exceptions import CloseSpider
 from scrapy.http import Response
 
@@ -22,6 +22,7 @@ from extensions.config import SchedulerConfig
 from extensions.store import StateError
 from harvest import identity
 from harvest.clock import utc_now
+from harvest.court_check import CRAWLED, check_courts, recheck_after, stale
 from harvest.courts import REGISTERED, CourtEntry, read_courts
 from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.exit_status import BAD_LISTING
@@ -94,6 +95,10 @@ class CourtCrawl:
     generation: Generation | None = None
     #: the refresh walk's planner: only in a refresh generation (number > 0)
     planner: RefreshPlanner | None = None
+    #: the court's access by its last check (``scrapy courts check``; None: not checked)
+    access: str | None = None
+    #: the court's proxy (a URL without credentials or ``env:NAME``; None: none)
+    proxy: str | None = None
 
     @property
     def court_id(self) -> str:
@@ -121,6 +126,10 @@ class SippSpider(Spider):
         self.max_courts: int | None = None
         #: ``-a courts=``: a court list file or ``registered`` ("" for one court)
         self.courts_source = ""
+        #: registered courts' access by their last check (those crawled; None: not checked)
+        self.court_access: dict[str, str | None] = {}
+        #: registered courts left out by their check: court id -> access
+        self.not_crawled: dict[str, str] = {}
         if source is None and kwargs.get("max_courts") is not None:
             raise SpiderArgumentError("-a max_courts needs -a courts=FILE or -a courts=registered")
         if source is not None:
@@ -163,21 +172,50 @@ class SippSpider(Spider):
                 listing=(entry.listing or shared.listing).strip() or ALL_CASES,
                 tabs=SippArgs.tab_set(entry.tabs) if entry.tabs else shared.tabs,
             )
-            out[entry.court_id] = CourtCrawl(args)
+            out[entry.court_id] = CourtCrawl(
+                args, access=self.court_access.get(entry.court_id), proxy=entry.proxy
+            )
         return out
 
     def _registered_courts(self, settings: BaseSettings) -> list[CourtEntry]:
-        """The courts registered in the state (``scrapy courts add FILE``)."""
+        """The registered courts (``scrapy courts add FILE``) this crawl takes: those whose
+        last check (``scrapy courts check``; again first when older than
+        ``HARVEST_COURTS_RECHECK_AFTER`` seconds) allows a crawl, or that were never checked,
+        at their effective base URL (docs/national.md)."""
         config = SchedulerConfig.from_settings(settings)
+        recheck = recheck_after(settings)
         try:
-            store = config.open_store(readonly=True)
+            store = config.open_store(readonly=not recheck)
         except StateError:
+            if recheck:
+                raise
             return []  # no state yet: nothing registered
         try:
             records = store.courts()
+            if recheck:
+                now = dt.datetime.now(dt.UTC)
+                due = [r for r in records if stale(r, recheck, now)]
+                if due:
+                    logger.info(
+                        "checking %d courts first (HARVEST_COURTS_RECHECK_AFTER)", len(due)
+                    )
+                    for record, check in check_courts(due, settings):
+                        store.record_court_check(record.court, check)
+                    records = store.courts()
         finally:
             store.close()
-        return [CourtEntry(r.court, r.base_url, r.listing, r.tabs) for r in records]
+        out: list[CourtEntry] = []
+        for r in records:
+            if r.access is not None and r.access not in CRAWLED:
+                self.not_crawled[r.court] = r.access
+                logger.info(
+                    "court %s is not crawled: its check (%s) says %s: %s",
+                    r.court, r.checked_at, r.access, r.reason or "",
+                )  # fmt: skip
+                continue
+            self.court_access[r.court] = r.access
+            out.append(CourtEntry(r.court, r.crawl_url, r.listing, r.tabs, proxy=r.proxy))
+        return out
 
     # --- the courts ------------------------------------------------------------------------
 
@@ -219,7 +257,16 @@ class SippSpider(Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
         if getattr(spider, "courts_source", "").lower() == REGISTERED:
-            spider.courts = spider._courts_of(spider._registered_courts(crawler.settings))
+            entries = spider._registered_courts(crawler.settings)
+            if spider.not_crawled:
+                crawler.signals.connect(spider._count_not_crawled, signal=signals.spider_opened)
+            if not entries and spider.not_crawled:
+                raise SpiderArgumentError(
+                    f"-a courts=registered: none of the {len(spider.not_crawled)} registered "
+                    "courts can be crawled by their check (scrapy status shows why; scrapy "
+                    "courts check to check again)"
+                )
+            spider.courts = spider._courts_of(entries)
             spider.court_id = MULTI_COURT_ID
         # HARVEST_REFRESH_* checked before the engine starts: a bad value refuses the crawl in
         # one line (SettingsError, exit 1), like every other setting
@@ -255,6 +302,12 @@ class SippSpider(Spider):
             len(report.failed),
         )
         return report.created + report.updated
+
+    def _count_not_crawled(self) -> None:
+        """Stat ``harvest/courts/not_crawled``: registered courts left out by their check."""
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.set_value("harvest/courts/not_crawled", len(self.not_crawled))
 
     @property
     def refresh_config(self) -> RefreshConfig:

@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 REASONS = {
     200: "OK",
+    301: "Moved Permanently",
     302: "Found",
     400: "Bad Request",
     403: "Forbidden",

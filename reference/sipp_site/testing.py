@@ -354,3 +354,67 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=5)
+
+
+@dataclass
+class NationalReplica:
+    """A running national replica (:mod:`reference.sipp_site.national`): each court's URL, and
+    every line it printed (``hit <court> <METHOD> <path> <client>`` with ``--access-log``)."""
+
+    urls: dict[str, str]
+    process: subprocess.Popen[str]
+    output: list[str] = field(default_factory=list)
+
+    def hits(self, court: str, client: str | None = None) -> list[str]:
+        """The requests the court received (``METHOD path``), of ``client`` only if given."""
+        out = []
+        for line in list(self.output):
+            parts = line.split(" ")
+            mine = len(parts) == 5 and parts[0] == "hit" and parts[1] == court
+            if mine and (client is None or parts[4] == client):
+                out.append(f"{parts[2]} {parts[3]}")
+        return out
+
+
+@contextlib.contextmanager
+def running_national(plan: Path, *, access_log: bool = True) -> Iterator[NationalReplica]:
+    """Start ``python -m reference.sipp_site.national PLAN`` and yield it once every court is
+    bound; stop it on exit."""
+    args = [str(plan), *(["--access-log"] if access_log else [])]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reference.sipp_site.national", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=_repo_root(),
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    output: list[str] = []
+    ready = threading.Event()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            output.append(line.rstrip("\n"))
+            if line.strip() == "national replica ready":
+                ready.set()
+        ready.set()
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    try:
+        if not ready.wait(STARTUP_TIMEOUT) or "national replica ready" not in output:
+            raise ReplicaStartError(
+                "the national replica did not start: " + " | ".join(output[-5:] or ["-"])
+            )
+        urls = {
+            parts[1]: parts[2]
+            for parts in (line.split(" ") for line in output)
+            if len(parts) == 3 and parts[0] == "court"
+        }
+        yield NationalReplica(urls, proc, output)
+    finally:
+        _stop(proc)
+        reader.join(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()

@@ -17,6 +17,7 @@ from extensions.memory_store import MemoryRequestStore
 from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SCHEMA_VERSION, SqliteRequestStore
 from extensions.store import (
+    CourtCheck,
     CourtRecord,
     CrawlLocked,
     ErrorFilter,
@@ -143,6 +144,39 @@ class StoreContract:
         assert all(c.added_at.startswith("20") for c in got)
         s.close()
         assert [c.court for c in self.open(db).courts()] == ["pn-a", "pa-b", "pn-c"]
+
+    def test_a_court_list_overrides_a_directory_row_and_a_new_url_clears_its_check(
+        self, db: Path
+    ) -> None:
+        s = self.open(db)
+        directory = CourtRecord(
+            "pn-a", "http://127.0.0.1:1/", kind="pn", name="Pengadilan Negeri A",
+            province="Jawa Barat", high_court="PT Bandung",
+        )  # fmt: skip
+        assert s.add_courts([directory]) == (1, 0)
+        check = CourtCheck(
+            "redirected", "http://127.0.0.2:1/", 200, "redirect (301)", "2026-12-02T01:00:00.000Z"
+        )
+        assert s.record_court_check("pn-a", check) is True
+        assert s.record_court_check("pn-zz", check) is False  # not registered
+        (got,) = s.courts()
+        assert got.check() == check
+        assert got.crawl_url == "http://127.0.0.2:1/"
+        # the user's own list: its columns win, the directory's facts it lacks are kept, and
+        # the check stays (same URL)
+        mine = CourtRecord("pn-a", "http://127.0.0.1:1/", "Pidana", None, proxy="env:PROXY_A")
+        assert s.add_courts([mine]) == (0, 1)
+        (got,) = s.courts()
+        assert (got.listing, got.proxy, got.name, got.province, got.kind) == (
+            "Pidana", "env:PROXY_A", "Pengadilan Negeri A", "Jawa Barat", "pn",
+        )  # fmt: skip
+        assert got.check() is None  # a new proxy: the court is reached another way
+        assert s.record_court_check("pn-a", check) is True
+        moved = CourtRecord("pn-a", "http://127.0.0.9:1/", "Pidana", None, proxy="env:PROXY_A")
+        assert s.add_courts([moved]) == (0, 1)
+        (got,) = s.courts()
+        assert (got.access, got.effective_base_url, got.checked_at) == (None, None, None)
+        assert got.crawl_url == "http://127.0.0.9:1/"
 
     def test_one_store_holds_the_locks_of_several_courts(self, db: Path) -> None:
         """A multi-court crawl: one store, one lock a court, each given up on its own."""
