@@ -31,7 +31,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harvest.canonical import canonical_json
-from harvest.refresh.policy import DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS, case_facts, due
+from harvest.refresh.policy import (
+    DEFAULT_MAX_DAYS,
+    DEFAULT_MIN_DAYS,
+    DEFAULT_STEP_DAYS,
+    case_facts,
+    due,
+)
 from harvest.settings_error import SettingsError
 from harvest.sipp.case_part import LIST_ROW_KEYS
 from harvest.workspace import ITEMS_DB
@@ -41,6 +47,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from extensions.store import Generation, RowState
+    from harvest.refresh.policy import CaseFacts, Due
 
 __all__ = ["RefreshConfig", "RefreshPlanner", "court_documents", "list_row_of", "policy_inputs"]
 
@@ -55,11 +62,13 @@ _OTHER = "lainnya"
 @dataclass(frozen=True)
 class RefreshConfig:
     """``HARVEST_REFRESH_TODAY`` (the policy's day), ``HARVEST_REFRESH_MIN_DAYS`` and
-    ``HARVEST_REFRESH_MAX_DAYS`` (the back-off's bounds)."""
+    ``HARVEST_REFRESH_MAX_DAYS`` (the back-off's bounds), ``HARVEST_REFRESH_STEP_DAYS`` (the
+    longest back-off while a post-verdict step or an appeal is pending)."""
 
     today: dt.date
     min_days: int = DEFAULT_MIN_DAYS
     max_days: int = DEFAULT_MAX_DAYS
+    step_days: int = DEFAULT_STEP_DAYS
 
     @classmethod
     def from_settings(cls, get: Callable[[str], Any], *, utc_today: dt.date) -> RefreshConfig:
@@ -81,7 +90,18 @@ class RefreshConfig:
                 f"HARVEST_REFRESH_MAX_DAYS ({high}) is below HARVEST_REFRESH_MIN_DAYS ({low}); "
                 "the back-off waits between the two: set MAX_DAYS >= MIN_DAYS"
             )
-        return cls(today=today, min_days=low, max_days=high)
+        step = _days(get, "HARVEST_REFRESH_STEP_DAYS", DEFAULT_STEP_DAYS)
+        return cls(today=today, min_days=low, max_days=high, step_days=step)
+
+    def due(self, facts: CaseFacts, today: dt.date) -> Due:
+        """The due policy with these bounds."""
+        return due(
+            facts,
+            today,
+            min_days=self.min_days,
+            max_days=self.max_days,
+            step_days=self.step_days,
+        )
 
 
 def _days(get: Callable[[str], Any], name: str, default: int) -> int:
@@ -177,7 +197,7 @@ class RefreshPlanner:
             number = str(doc["source_id"])
             last = inputs.get(number, (None, None))[1]
             facts = case_facts(case, doc.get("tabs") or {}, last)
-            verdict = due(facts, today, min_days=config.min_days, max_days=config.max_days)
+            verdict = config.due(facts, today)
             stored = canonical_json(case.get("list_row"))
             known[number] = _Known(stored, verdict.due, verdict.reason)
         due_unseen = {n for n, k in known.items() if k.due and n not in handled}
