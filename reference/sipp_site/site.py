@@ -509,7 +509,7 @@ class Site:
                 offset=offset,
                 rows=rows,
                 page_url=page_url,
-                keyword=keyword or "key",
+                keyword=keyword,
                 enc=self.codec.encrypt(key),
                 sync=sync,
                 today=self.data.as_of,
