@@ -105,7 +105,7 @@ class Site:
         self._flow_cache: dict[int, list[int]] = {}
         self._case = functools.lru_cache(maxsize=4096)(data.case)
         self._row_cells: OrderedDict[tuple[int, bool], str] = OrderedDict()
-        self._calendar = HearingIndex(lambda: len(self.data), self.case)
+        self._calendar = HearingIndex(lambda: len(self.data), self.case, self.data.day)
 
     def _cells(self, index: int, tilang: bool) -> str:
         """A case's list-row cells, kept for many more cases than the case cache holds."""
