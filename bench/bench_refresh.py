@@ -17,7 +17,8 @@ is missing.
 Per run, in logical requests (state rows of the refresh generation; redirect hops and session
 warm-ups, the same for every way of fetching a case, are not counted):
 
-* ``used``: list pages walked + detail and tab requests of the fetched cases;
+* ``used``: list pages walked + hearing calendar pages read (``calendar``: one a day since
+  the last refresh, docs/refresh.md) + detail and tab requests of the fetched cases;
 * ``minimum``: the list pages up to the first page on which every row is a known case with an
   unchanged list row (from the model: :class:`reference.sipp_site.model.CourtData`), plus the
   detail and tab requests of the same fetched cases (issue 14's definition; it assumes a due
@@ -41,6 +42,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,14 @@ from tests.support.harvest_run import crawl, exported, mismatches, truth_by_key
 COURT = "pn-replika"
 PAGE = 20
 _STAT = re.compile(r"'harvest/refresh/(\w+)': (\d+)")
+
+
+def warm_calendar(url: str, day: dt.date) -> None:
+    """Read one calendar day from the replica before a refresh: its first calendar request
+    reads the cases of the last 400 days (reference/sipp_site/calendar.py), seconds on a loaded
+    machine, which would time the crawl's first calendar requests out (not the court's cost)."""
+    with urllib.request.urlopen(f"{url}list_jadwal_sidang/search/1/{day:%d/%m/%Y}", timeout=900):
+        pass
 
 
 def rows(ws: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -88,6 +98,7 @@ class Row:
     fetched: int
     stats: dict[str, int]
     pages: int
+    calendar: int
     min_pages: int
     used: int
     minimum: int
@@ -132,7 +143,15 @@ def measure(
             (generation,),
         )
     )
-    pages = int(by_kind.get("list", 0))
+    # the hearing calendar's pages are list rows too (key list|<court>|jadwal_sidang <day>|n)
+    calendar = int(
+        rows(
+            ws,
+            "SELECT count(*) FROM requests WHERE kind = 'list' AND generation = ? AND key LIKE ?",
+            (generation, f"list|{COURT}|jadwal_sidang %"),
+        )[0][0]
+    )
+    pages = int(by_kind.get("list", 0)) - calendar
     fetched_keys = {
         f"sipp.{COURT}:{str(k).split('|', 2)[2]}"
         for (k,) in rows(
@@ -152,8 +171,9 @@ def measure(
         fetched=len(fetched_keys),
         stats=stats,
         pages=pages,
+        calendar=calendar,
         min_pages=min_pages,
-        used=pages + case_work,
+        used=pages + calendar + case_work,
         minimum=min_pages + case_work,
         full=full,
         changed=len(changed),
@@ -190,6 +210,7 @@ def schedule(args: argparse.Namespace, base: Path, tmp: Path, port: int) -> list
             cases=args.cases, seed=args.seed, court_id=COURT, as_of=day, port=port
         ) as rep:
             truth = truth_by_key(rep.write_truth(tmp / f"truth-{days}.jsonl"))
+            warm_calendar(rep.url, day - dt.timedelta(days=1))
             for high, ws in spaces.items():
                 label = f"due, max {high}, every {args.every} days"
                 row = measure(
@@ -212,17 +233,18 @@ def schedule(args: argparse.Namespace, base: Path, tmp: Path, port: int) -> list
 
 def table(results: list[Row]) -> str:
     head = (
-        "| policy | day | fetched (new + changed row + due/all) | list pages (min) | used | "
+        "| policy | day | fetched (new + changed row + due/all) | list pages (min) | calendar "
+        "pages | used | "
         "minimum | used / minimum | full re-crawl | used / full | changed since D | stale "
         "(share) | re-fetched != truth | new missed |"
     )
-    out = [head, "|" + "---|" * 13]
+    out = [head, "|" + "---|" * 14]
     for r in results:
         new, moved = r.stats.get("new", 0), r.stats.get("changed", 0)
         rest = r.stats.get("due", 0) + r.stats.get("all", 0)
         out.append(
             f"| {r.policy} | D+{r.day} | {r.fetched} ({new} + {moved} + {rest}) | "
-            f"{r.pages} ({r.min_pages}) | {r.used:,} | {r.minimum:,} | "
+            f"{r.pages} ({r.min_pages}) | {r.calendar} | {r.used:,} | {r.minimum:,} | "
             f"**{r.used / r.minimum:.3f}** | {r.full:,} | {r.used / r.full:.3f} | {r.changed} | "
             f"{r.stale} ({r.stale / r.changed:.0%}) | {r.wrong} | {r.missed_new} |"
         )
@@ -244,22 +266,40 @@ def main() -> int:
         help="instead: refresh each policy setting's workspace every N days up to the last --days",
     )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument(
+        "--harvested",
+        type=Path,
+        help="keep the first harvest here, or reuse it when it is there (same --cases/--seed: "
+        "the refreshes then start from a copy of it; the replica's tokens stay valid)",
+    )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-refresh-"))
     base = tmp / "harvested"
     t0 = time.monotonic()
-    with running_replica(cases=args.cases, seed=args.seed, court_id=COURT, as_of=TODAY) as rep:
+    reuse = args.harvested is not None and (args.harvested / "state.sqlite").is_file()
+    old_port = 0
+    if reuse:
+        shutil.copytree(args.harvested, base)
+        # the same port: the stored requests and the court's base URL name it
+        old_port = int((args.harvested / "replica-port").read_text())
+        print(f"reusing the harvest in {args.harvested}", flush=True)
+    with running_replica(
+        cases=args.cases, seed=args.seed, court_id=COURT, as_of=TODAY, port=old_port
+    ) as rep:
         port = rep.port
-        first = crawl(
-            rep.url, COURT, base, settings={"HARVEST_REFRESH_TODAY": TODAY.isoformat()},
-            timeout=3600,
-        )  # fmt: skip
-    if first.returncode != 0:
-        print(first.stderr[-3000:])
-        return 1
-    print(
-        f"harvested {args.cases} cases as of {TODAY} in {time.monotonic() - t0:.0f}s", flush=True
-    )
+        if not reuse:
+            first = crawl(
+                rep.url, COURT, base, settings={"HARVEST_REFRESH_TODAY": TODAY.isoformat()},
+                timeout=3600,
+            )  # fmt: skip
+            if first.returncode != 0:
+                print(first.stderr[-3000:])
+                return 1
+            print(f"harvested {args.cases} cases as of {TODAY} in {time.monotonic() - t0:.0f}s",
+                  flush=True)  # fmt: skip
+            if args.harvested is not None:
+                shutil.copytree(base, args.harvested)
+                (args.harvested / "replica-port").write_text(f"{rep.port}\n")
     results: list[Row] = []
     if args.every:
         results = schedule(args, base, tmp, port)
@@ -272,6 +312,7 @@ def main() -> int:
             cases=args.cases, seed=args.seed, court_id=COURT, as_of=day, port=port
         ) as rep:
             truth = truth_by_key(rep.write_truth(tmp / f"truth-{days}.jsonl"))
+            warm_calendar(rep.url, day - dt.timedelta(days=1))
             runs: list[tuple[str, str, dict[str, str]]] = [
                 (f"due, max {high}", "due", {
                     "HARVEST_REFRESH_MIN_DAYS": str(args.min_days),

@@ -91,6 +91,7 @@ RETRY_GIVE_UP_LOG_LEVEL = "DEBUG"
 HARVEST_REFRESH_TODAY = ""
 HARVEST_REFRESH_MIN_DAYS = 1
 HARVEST_REFRESH_MAX_DAYS = 30
+HARVEST_REFRESH_STEP_DAYS = 7
 
 # --- scheduler and outcome tracking (extensions/) ------------------------------------------
 # Request state in <HARVEST_WORKSPACE>/state.sqlite (docs/scheduler.md). Settings, defaults in

@@ -272,6 +272,11 @@ def refreshes(
         return refresh_report(store, items, config, court=court)
 
 
+def _why(why: dict[str, int]) -> str:
+    """`` (back-off 3, hearing 2)``: the due cases by reason; empty when none is due."""
+    return f" ({', '.join(f'{k} {n}' for k, n in why.items())})" if why else ""
+
+
 def format_refresh(refresh: list[dict[str, Any]]) -> str:
     """The refresh lines of ``scrapy status`` (one per court)."""
     lines = ["", "refresh per court (docs/refresh.md):"]
@@ -282,7 +287,7 @@ def format_refresh(refresh: list[dict[str, Any]]) -> str:
             f"  {r['court']}: generation {last['generation']} ({last['policy']}, today "
             f"{last['today']}), started {last['started_at']}, {end}; {r['refreshed']} cases "
             f"fetched in it, {r['changed']} changed, {r['new']} new; {r['due_now']} due as of "
-            f"{r['today']}"
+            f"{r['today']}{_why(r.get('due_why') or {})}"
         )
     if not refresh:
         lines.append("  (no generation recorded yet)")

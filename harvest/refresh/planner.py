@@ -31,7 +31,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harvest.canonical import canonical_json
-from harvest.refresh.policy import DEFAULT_MAX_DAYS, DEFAULT_MIN_DAYS, case_facts, due
+from harvest.refresh.policy import (
+    DEFAULT_MAX_DAYS,
+    DEFAULT_MIN_DAYS,
+    DEFAULT_STEP_DAYS,
+    case_facts,
+    due,
+)
 from harvest.settings_error import SettingsError
 from harvest.sipp.case_part import LIST_ROW_KEYS
 from harvest.workspace import ITEMS_DB
@@ -41,8 +47,16 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from extensions.store import Generation, RowState
+    from harvest.refresh.policy import CaseFacts, Due
 
-__all__ = ["RefreshConfig", "RefreshPlanner", "court_documents", "list_row_of", "policy_inputs"]
+__all__ = [
+    "RefreshConfig",
+    "RefreshPlanner",
+    "calendar_days",
+    "court_documents",
+    "list_row_of",
+    "policy_inputs",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -55,11 +69,15 @@ _OTHER = "lainnya"
 @dataclass(frozen=True)
 class RefreshConfig:
     """``HARVEST_REFRESH_TODAY`` (the policy's day), ``HARVEST_REFRESH_MIN_DAYS`` and
-    ``HARVEST_REFRESH_MAX_DAYS`` (the back-off's bounds)."""
+    ``HARVEST_REFRESH_MAX_DAYS`` (the back-off's bounds), ``HARVEST_REFRESH_STEP_DAYS`` (the
+    longest back-off while a post-verdict step or an appeal is pending)."""
 
     today: dt.date
     min_days: int = DEFAULT_MIN_DAYS
     max_days: int = DEFAULT_MAX_DAYS
+    step_days: int = DEFAULT_STEP_DAYS
+    #: ``HARVEST_REFRESH_CALENDAR``: a due refresh reads the court's hearing calendar first
+    calendar: bool = True
 
     @classmethod
     def from_settings(cls, get: Callable[[str], Any], *, utc_today: dt.date) -> RefreshConfig:
@@ -81,7 +99,33 @@ class RefreshConfig:
                 f"HARVEST_REFRESH_MAX_DAYS ({high}) is below HARVEST_REFRESH_MIN_DAYS ({low}); "
                 "the back-off waits between the two: set MAX_DAYS >= MIN_DAYS"
             )
-        return cls(today=today, min_days=low, max_days=high)
+        step = _days(get, "HARVEST_REFRESH_STEP_DAYS", DEFAULT_STEP_DAYS)
+        calendar = _flag(get, "HARVEST_REFRESH_CALENDAR", default=True)
+        return cls(today=today, min_days=low, max_days=high, step_days=step, calendar=calendar)
+
+    def due(self, facts: CaseFacts, today: dt.date) -> Due:
+        """The due policy with these bounds."""
+        return due(
+            facts,
+            today,
+            min_days=self.min_days,
+            max_days=self.max_days,
+            step_days=self.step_days,
+        )
+
+
+def _flag(get: Callable[[str], Any], name: str, *, default: bool) -> bool:
+    raw = get(name)
+    if raw in (None, ""):
+        return default
+    if isinstance(raw, bool):
+        return raw
+    word = str(raw).strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name} must be true or false, got {raw!r}")
 
 
 def _days(get: Callable[[str], Any], name: str, default: int) -> int:
@@ -110,6 +154,7 @@ class _Known:
     list_row: str  # canonical JSON of the stored list_row
     due: bool
     reason: str
+    last_fetch: dt.date | None = None
 
 
 def _number_of(key: str) -> str:
@@ -177,9 +222,9 @@ class RefreshPlanner:
             number = str(doc["source_id"])
             last = inputs.get(number, (None, None))[1]
             facts = case_facts(case, doc.get("tabs") or {}, last)
-            verdict = due(facts, today, min_days=config.min_days, max_days=config.max_days)
+            verdict = config.due(facts, today)
             stored = canonical_json(case.get("list_row"))
-            known[number] = _Known(stored, verdict.due, verdict.reason)
+            known[number] = _Known(stored, verdict.due, verdict.reason, last)
         due_unseen = {n for n, k in known.items() if k.due and n not in handled}
         planner = cls(generation.number, generation.policy, known, handled, due_unseen)
         planner.counts["due"] = 0
@@ -197,6 +242,21 @@ class RefreshPlanner:
             len(handled),
         )
         return planner
+
+    def heard(self, number: str, day: dt.date) -> bool:
+        """The court's hearing calendar lists a hearing of case ``number`` on ``day``: a
+        known case not fetched since (last fetch day <= ``day``) becomes due (``hearing``);
+        whether it did. Call before the walk (the walk goes on until it met every due case)."""
+        known = self.known.get(number)
+        if known is None or known.due or number in self.handled or number in self._met:
+            return False
+        if known.last_fetch is not None and day < known.last_fetch:
+            return False
+        known.due = True
+        known.reason = f"hearing {day.isoformat()} on the court's calendar"
+        self.due_unseen.add(number)
+        self._count("calendar_due")
+        return True
 
     def _count(self, name: str) -> None:
         self.counts[name] = self.counts.get(name, 0) + 1
@@ -239,6 +299,21 @@ class RefreshPlanner:
             self._count("pages_for_due")
             return True
         return False
+
+
+def calendar_days(
+    generations: Sequence[Generation], generation: Generation, max_days: int
+) -> list[dt.date]:
+    """The days whose hearing calendar a due refresh reads: from the previous generation's
+    policy day up to the day before this one's (a hearing on the policy day itself may not be
+    over), at most ``max_days`` of them (a case quiet for longer is due by back-off anyway);
+    none for the first harvest."""
+    today = dt.date.fromisoformat(generation.today)
+    earlier = [g for g in generations if g.number < generation.number]
+    if not earlier:
+        return []
+    since = max(dt.date.fromisoformat(earlier[-1].today), today - dt.timedelta(days=max_days))
+    return [since + dt.timedelta(days=n) for n in range((today - since).days)]
 
 
 def court_documents(workspace: Path, database_url: str | None, court: str) -> Iterator[Any]:

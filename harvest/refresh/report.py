@@ -3,7 +3,8 @@
 * ``last``: the court's last generation (number, policy, today, started / finished);
 * ``due_now``: known cases the due policy (:mod:`harvest.refresh.policy`) holds due as of
   ``HARVEST_REFRESH_TODAY`` (default: the current UTC date): what ``-a refresh=due`` would
-  fetch besides new and changed cases;
+  fetch besides new and changed cases; ``due_why``: how many of them by each reason
+  (``Due.kind``: ``hearing``, ``back-off``, ``post-verdict``, ``never-fetched``);
 * ``refreshed``: cases whose detail request is ``ok`` in the last generation;
 * ``changed``: of the documents that existed before the last generation started, how many
   changed in it (their ``content_hash`` moved: the item store's document time is after the
@@ -19,7 +20,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from harvest.refresh.planner import RefreshConfig, policy_inputs
-from harvest.refresh.policy import case_facts, due
+from harvest.refresh.policy import case_facts
 
 if TYPE_CHECKING:
     from extensions.store import Generation, RequestStore
@@ -46,14 +47,16 @@ def refresh_report(
         rows = store.row_states(name, "case")
         inputs = policy_inputs(gens, rows)
         due_now = 0
+        why: dict[str, int] = {}
         documents = items.iter_documents(complete_only=False, court=name) if items else ()
         for doc in documents:
             if doc["case"] is None:
                 continue
             last_fetch = inputs.get(doc["source_id"], (None, None))[1]
-            facts = case_facts(doc["case"], doc["tabs"], last_fetch)
-            if due(facts, config.today, min_days=config.min_days, max_days=config.max_days).due:
+            verdict = config.due(case_facts(doc["case"], doc["tabs"], last_fetch), config.today)
+            if verdict.due:
                 due_now += 1
+                why[verdict.kind] = why.get(verdict.kind, 0) + 1
         refreshed = sum(1 for r in rows if r.generation == last.number and r.status == "ok")
         changed, new = items.changes_since(last.started_at, court=name) if items else (0, 0)
         out.append(
@@ -63,6 +66,7 @@ def refresh_report(
                 "last": last.as_dict(),
                 "today": config.today.isoformat(),
                 "due_now": due_now,
+                "due_why": dict(sorted(why.items())),
                 "refreshed": refreshed,
                 "changed": changed,
                 "new": new,

@@ -25,6 +25,7 @@ from harvest.clock import utc_now
 from harvest.court_check import CRAWLED, check_courts, recheck_after, stale
 from harvest.courts import REGISTERED, CourtEntry, read_courts
 from harvest.dburl import DATABASE_URL_ENV, database_url
+from harvest.errors import PageError
 from harvest.exit_status import BAD_LISTING
 from harvest.items import CasePart, RowProblem
 from harvest.meta import (
@@ -45,8 +46,9 @@ from harvest.meta import (
 from harvest.parse_report import parsed
 from harvest.parts import build_case_part, build_tab_part, case_context, tab_context
 from harvest.refresh.planner import STAT as REFRESH_STAT
-from harvest.refresh.planner import RefreshConfig, RefreshPlanner, court_documents
-from harvest.sipp import ListRow, parse_list_page
+from harvest.refresh.planner import RefreshConfig, RefreshPlanner, calendar_days, court_documents
+from harvest.sipp import ListRow, ParseError, parse_list_page
+from harvest.sipp.calendar_page import next_calendar_page, parse_calendar_page
 from harvest.spider_args import ALL_CASES, MULTI_ARGUMENTS, SippArgs, SpiderArgumentError
 from harvest.validation import raise_for_page_error
 from harvest.workspace import resolve_workspace
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from twisted.python.failure import Failure
 
     from extensions.store import Generation, RequestStore
 
@@ -99,6 +102,10 @@ class CourtCrawl:
     access: str | None = None
     #: the court's proxy (a URL without credentials or ``env:NAME``; None: none)
     proxy: str | None = None
+    #: the hearing calendar days a due refresh reads before its walk (docs/refresh.md)
+    calendar_days: list[dt.date] = dataclasses.field(default_factory=list)
+    #: calendar days not read yet: the walk starts when none is left
+    calendar_waiting: int = 0
 
     @property
     def court_id(self) -> str:
@@ -344,6 +351,15 @@ class SippSpider(Spider):
         except ItemStoreError as exc:
             # one line and exit 1, like every store that cannot be used at the start
             raise StateError(f"cannot plan the refresh of {court.court_id}: {exc}") from exc
+        fresh = not any(
+            r.generation >= generation.number for r in store.row_states(court.court_id, "list")
+        )
+        if generation.policy == "due" and self.refresh_config.calendar and fresh:
+            # only the run that begins the generation reads the calendar (a resumed one
+            # carries on with the rows it left: docs/refresh.md "Limits")
+            court.calendar_days = calendar_days(
+                store.generations(court.court_id), generation, self.refresh_config.max_days
+            )
 
     async def start(self) -> AsyncIterator[Request]:
         if self.courts:
@@ -354,8 +370,19 @@ class SippSpider(Spider):
             yield request
 
     def start_court(self, court_id: str) -> Iterator[Request]:
-        """The first requests of one court: its first list page, or its menu."""
+        """The first requests of one court: its first list page, or its menu; in a due
+        refresh first the hearing calendar of the days since the last one (the walk starts
+        once they are read)."""
         court = self.courts[court_id] if self.courts else self._single
+        if court.calendar_days and court.planner is not None:
+            court.calendar_waiting = len(court.calendar_days)
+            for day in court.calendar_days:
+                url = f"{court.base_url}list_jadwal_sidang/search/1/{day:%d/%m/%Y}"
+                yield self._calendar_request(court, url, day=day, page=1)
+            return
+        yield from self._walk_start(court)
+
+    def _walk_start(self, court: CourtCrawl) -> Iterator[Request]:
         if court.args.listing == ALL_CASES:
             yield self._list_request(court, court.base_url + "list_perkara", page=1, template=None)
         else:
@@ -368,6 +395,62 @@ class SippSpider(Spider):
             )
 
     # --- routing ------------------------------------------------------------------------------
+
+    def parse_calendar(self, response: Response) -> Iterator[Request]:
+        """One page of one day's hearing calendar: its cases heard since their last fetch
+        become due; the day's next page, or, after the last day, the walk."""
+        court = self.court_of(response.meta)
+        day = dt.date.fromisoformat(response.meta["sipp_calendar_day"])
+        number: int = response.meta["sipp_calendar_page"]
+        planner = court.planner
+        assert planner is not None
+        try:
+            raise_for_page_error(response)
+            page = parse_calendar_page(response.text, response.url)
+        except (ParseError, PageError) as exc:
+            yield from self._calendar_day_done(court, day, failed=str(exc))
+            return
+        planner.counts["calendar_pages"] = planner.counts.get("calendar_pages", 0) + 1
+        for case_number in page.numbers:
+            planner.heard(case_number, day)
+        following = next_calendar_page(page, number)
+        if following is not None and page.page_url_template:
+            url = page.page_url_template.format(page=following)
+            yield self._calendar_request(court, url, day=day, page=following)
+            return
+        yield from self._calendar_day_done(court, day)
+
+    def calendar_failed(self, failure: Failure) -> Iterator[Request]:
+        """A calendar page that failed for good (the court may not serve the calendar)."""
+        request = failure.request  # type: ignore[attr-defined]
+        court = self.court_of(request.meta)
+        day = dt.date.fromisoformat(request.meta["sipp_calendar_day"])
+        yield from self._calendar_day_done(court, day, failed=failure.getErrorMessage())
+
+    def _calendar_day_done(
+        self, court: CourtCrawl, day: dt.date, *, failed: str | None = None
+    ) -> Iterator[Request]:
+        planner = court.planner
+        assert planner is not None
+        if failed is not None:
+            planner.counts["calendar_failed"] = planner.counts.get("calendar_failed", 0) + 1
+            logger.warning(
+                "hearing calendar of %s for %s not read (%s): its hearings are left to the "
+                "due policy",
+                court.court_id,
+                day.isoformat(),
+                failed,
+            )
+        court.calendar_waiting -= 1
+        if court.calendar_waiting == 0:
+            logger.info(
+                "hearing calendar of %s read (%d days): %d known cases heard since their last "
+                "fetch are due",
+                court.court_id,
+                len(court.calendar_days),
+                planner.counts.get("calendar_due", 0),
+            )
+            yield from self._walk_start(court)
 
     def parse_menu(self, response: Response) -> Iterator[Request]:
         raise_for_page_error(response)
@@ -538,6 +621,26 @@ class SippSpider(Spider):
         if template is not None:
             meta["sipp_template"] = template
         return Request(url, callback=self.parse_list, priority=PRIORITY_LIST, meta=meta)
+
+    def _calendar_request(
+        self, court: CourtCrawl, url: str, *, day: dt.date, page: int
+    ) -> Request:
+        meta = {
+            META_KEY: identity.list_key(court.court_id, f"jadwal_sidang {day.isoformat()}", page),
+            META_COOKIEJAR: f"{court.court_id}|list",
+            META_EXPECT: "list",
+            META_FULL_PAGE: True,
+            "sipp_calendar_day": day.isoformat(),
+            "sipp_calendar_page": page,
+            **self._generation_meta(court),
+        }
+        return Request(
+            url,
+            callback=self.parse_calendar,
+            errback=self.calendar_failed,
+            priority=PRIORITY_LIST,
+            meta=meta,
+        )
 
     def _case_request(self, court: CourtCrawl, row: ListRow) -> Request:
         number = identity.normalise_case_number(row.nomor_perkara)

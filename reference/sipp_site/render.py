@@ -1275,40 +1275,6 @@ def penahanan_popup(case: Case, name: str, periods: Sequence[JSON]) -> str:
     )
 
 
-def jadwal_page(shell: Shell, day: dt.date, rows: Sequence[tuple[Case, JSON, str, int]]) -> str:
-    """``/list_jadwal_sidang``: the hearings of one day (§1.5)."""
-    body = (
-        "".join(
-            f"<tr><td>{n}</td><td>{date_id(day)}<br>{e(row['jam'])}</td>"
-            f"<td>{e(case.nomor_perkara_raw)}</td><td>TIDAK</td><td>{e(row['ruangan'])}</td>"
-            f"<td>{e(row['agenda'])}</td>"
-            f'<td align="center"><a href="javascript:void(0)" onClick="detilSidang(\'{token}\')">Detil</a></td></tr>'
-            for case, row, token, n in rows
-        )
-        or '<tr><td colspan="7" align="center">Data Tidak diTemukan</td></tr>'
-    )
-    b = shell.base
-    return (
-        page_head(shell)
-        + f"""	<div id="pageTitle">
-		<b>JADWAL SIDANG - {date_id(day)}</b>
-	</div>
-<div class="cssTable">
-	<table id="tablePerkaraAll"><tbody>
-		<tr><td>No</td><td>Tanggal Sidang</td><td>Nomor Perkara</td><td>Sidang Keliling</td><td>Ruangan</td><td>Agenda</td><td>Detil</td></tr>
-		{body}
-	</tbody></table>
-</div>
-<script type="text/javascript">
-	function detilSidang(a){{
-		popup_form('{b}detil_jadwal_sidang/'+a);
-	}}
-</script>
-"""
-        + PAGE_FOOT
-    )
-
-
 def jadwal_popup(case: Case, row: JSON) -> str:
     """``/detil_jadwal_sidang``: one hearing of one case."""
     h = case.case_data["header"]

@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
 from . import render_broken
+from .calendar import PAGE_STEP as CAL_PAGE_STEP
+from .calendar import ROWS_SHOWN as CAL_ROWS_SHOWN
+from .calendar import CalendarPage, HearingIndex, calendar_page
+from .calendar import ordered as calendar_ordered
 from .court import Court
 from .formats import date_id
 from .model import Case, CourtData, number_of
@@ -33,7 +37,6 @@ from .render import (
     detail_page,
     fragment,
     fragment_not_found,
-    jadwal_page,
     jadwal_popup,
     list_page,
     page_head,
@@ -51,10 +54,6 @@ FRAGMENT_ROUTES = frozenset(slug for slug, _ in ALL_TAB_ROUTES) - {"we_kppu"}
 #: the stock routes that 404 (§1.1)
 BROKEN_ROUTES = frozenset({"we_kppu"})
 _FLOW_RE = re.compile(r"var_id=(\d*);")
-#: the hearing list looks at cases registered this many days before the day ...
-JADWAL_WINDOW_DAYS = 120
-#: ... and at most this many of them (the newest)
-JADWAL_MAX_CASES = 3000
 
 
 @dataclass
@@ -108,7 +107,7 @@ class Site:
         self._flow_cache: dict[int, list[int]] = {}
         self._case = functools.lru_cache(maxsize=4096)(data.case)
         self._row_cells: OrderedDict[tuple[int, bool], str] = OrderedDict()
-        self._hearings: dict[dt.date, list[tuple[int, int]]] = {}
+        self._calendar = HearingIndex(lambda: len(self.data), self.case, self.data.day)
 
     def _cells(self, index: int, tilang: bool) -> str:
         """A case's list-row cells, kept for many more cases than the case cache holds."""
@@ -213,7 +212,7 @@ class Site:
             flows = [(a, self.court.flow_title(a)) for a in self.court.menu_flows()]
             return Response.html(search_form(self._shell(base), parts[1], flows))
         if head == "list_jadwal_sidang":
-            return self._jadwal(parts[1:], base, session)
+            return self._jadwal(parts[1:], base, session, ci)
         if head == "detil_jadwal_sidang" and len(parts) == 2:
             session.enc = parts[1]
             return Response.redirect(base + "detil_jadwal_sidang")
@@ -473,50 +472,70 @@ class Site:
         periods = self.data.detention(index, defendant)
         return Response.html(penahanan_popup(self.case(index), name, periods))
 
+    # ------------------------------------------------------------------ hearing calendar
+    # (issue 26: reference/sipp_site/calendar.py renders it from the real template)
     def hearings_on(self, day: dt.date) -> list[tuple[int, int]]:
-        """``(case index, jadwal row)`` of every hearing on ``day``, in case-number order.
+        """``(case index, jadwal row)`` of every hearing on ``day`` (every case of the court),
+        in case-number order."""
+        rows = self._calendar.on(day)
+        return sorted(rows, key=lambda r: (self.case(r[0]).nomor_perkara, r[1]))
 
-        Only cases registered in the :data:`JADWAL_WINDOW_DAYS` before ``day`` (newest
-        :data:`JADWAL_MAX_CASES` of them) are looked at: older cases are long decided. Cached
-        per day (``--live`` registers on the as-of day only, so other days never change).
-        """
-        cached = self._hearings.get(day)
-        if cached is not None and day != self.data.as_of:
-            return cached
-        hi = bisect.bisect_right(range(len(self.data)), day.toordinal(), key=self.data.day)
-        lo = bisect.bisect_left(
-            range(len(self.data)), day.toordinal() - JADWAL_WINDOW_DAYS, key=self.data.day
-        )
-        lo = max(lo, hi - JADWAL_MAX_CASES)
-        found = []
-        want = day.isoformat()
-        for index in range(lo, hi):
-            for k, row in enumerate(self.case(index).tabs.get("jadwal_sidang", [])):
-                if row["tanggal"] == want:
-                    found.append((index, k))
-        found.sort(key=lambda f: self.case(f[0]).nomor_perkara)
-        self._hearings[day] = found
-        return found
-
-    def _jadwal(self, rest: list[str], base: str, session: PhpSession) -> Response:
-        """``/list_jadwal_sidang`` (the as-of day) and
-        ``/list_jadwal_sidang/search/<1|2>/DD/MM/YYYY``."""
-        day = self.data.as_of
-        if rest:
-            if len(rest) != 5 or rest[0] != "search" or rest[1] not in ("1", "2"):
+    def _jadwal(self, rest: list[str], base: str, session: PhpSession, ci: CiSession) -> Response:
+        """``/list_jadwal_sidang`` (the as-of day), ``search/<1|other>/DD/MM/YYYY``,
+        ``search/page/<n>/<enc>/...`` and ``page/<n>/...`` (calendar.py's docstring)."""
+        page = 1
+        day: dt.date | None = self.data.as_of
+        key = self.data.as_of.isoformat()
+        page_url, keyword = "list_jadwal_sidang", "key"
+        if not rest or rest == ["index"]:
+            ci.asc_desc = "DESC"
+        elif rest[0] == "search" and len(rest) >= 3 and rest[1] == "page":
+            if not rest[2].isdigit():
                 return Response.html(CI_404, 404)
+            page = max(int(rest[2]), 1)
+            key = (self.codec.decrypt(rest[3]) or "") if len(rest) >= 4 else ""
+            day = _iso_day(key)
+            page_url, keyword = "list_jadwal_sidang/search", key
+        elif rest[0] == "search" and len(rest) == 5:
             ordinal = _dmy("/".join(rest[2:]))
             if ordinal is None:
                 return Response.html(CI_404, 404)
-            day = dt.date.fromordinal(ordinal)
+            # search/1/DD/MM/YYYY: the key is the segments joined as given (unpadded ones
+            # match no tglSidang); any other mode leaves tgl_cari unset: no key, every row
+            key = f"{rest[4]}-{rest[3]}-{rest[2]}" if rest[1] == "1" else ""
+            day = dt.date.fromordinal(ordinal) if key else None
+            page_url, keyword = "list_jadwal_sidang/search", key
+        elif rest[0] == "page" and len(rest) >= 2 and rest[1].isdigit():
+            page = max(int(rest[1]), 1)
+            key, day = "", None  # parse_params finds no var_id in a date: no key
+        else:
+            return Response.html(CI_404, 404)
         session.warm = True
+        offset = (page - 1) * CAL_PAGE_STEP
+        found = calendar_ordered(
+            self._calendar.matching(key), self.case, desc=ci.asc_desc == "DESC"
+        )
         rows = []
-        for n, (index, k) in enumerate(self.hearings_on(day), start=1):
+        for index, k in found[offset : offset + CAL_ROWS_SHOWN]:
             case = self.case(index)
-            row = case.tabs["jadwal_sidang"][k]
             token = self.codec.encrypt(f"{case.id_perkara}:{k}")
-            rows.append((case, row, token, n))
-        html = jadwal_page(self._shell(base), day, rows)
+            rows.append((case, case.tabs["jadwal_sidang"][k], token))
+        sync = None if self.court.variant == "pa" else f"{date_id(self.data.as_of)} 06:00:01 WIB"
+        html = calendar_page(
+            self._shell(base),
+            CalendarPage(
+                key=key,
+                day=day,
+                page=page,
+                offset=offset,
+                rows=rows,
+                page_url=page_url,
+                keyword=keyword,
+                enc=self.codec.encrypt(key),
+                sync=sync,
+                today=self.data.as_of,
+            ),
+        )
         return Response.html(html, full_page=True)
 
     def _jadwal_popup(self, session: PhpSession) -> Response:
@@ -553,6 +572,14 @@ class Site:
             + PAGE_FOOT
         )
         return Response.html(html, full_page=True)
+
+
+def _iso_day(text: str) -> dt.date | None:
+    """``YYYY-MM-DD`` as a day, or None (the calendar's title prints any other key as is)."""
+    try:
+        return dt.date.fromisoformat(text) if len(text) == 10 else None
+    except ValueError:
+        return None
 
 
 def _dmy(text: str) -> int | None:

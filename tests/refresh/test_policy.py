@@ -9,8 +9,21 @@ import pytest
 
 from extensions.store import Generation, RowState
 from harvest.canonical import canonical_json
-from harvest.refresh.planner import RefreshConfig, RefreshPlanner, list_row_of, policy_inputs
-from harvest.refresh.policy import CaseFacts, case_facts, due, is_closed, last_change_day
+from harvest.refresh.planner import (
+    RefreshConfig,
+    RefreshPlanner,
+    calendar_days,
+    list_row_of,
+    policy_inputs,
+)
+from harvest.refresh.policy import (
+    CaseFacts,
+    case_facts,
+    due,
+    is_closed,
+    last_change_day,
+    pending_steps,
+)
 from harvest.settings_error import SettingsError
 
 D = dt.date.fromisoformat
@@ -283,3 +296,149 @@ def test_last_fetch_day_is_the_policy_day_of_the_generation_that_fetched_it() ->
     assert inputs["1"][1] == D("2024-06-08")
     assert inputs["2"][1] == D("2026-11-29")  # its last attempt failed: its last success
     assert inputs["3"][1] is None
+
+
+# ------------------------------------------------ issue 26: closed cases, steps, the calendar
+
+NOTIFIED = {
+    **VERDICT,
+    "pemberitahuan_putusan": [{"pihak": "Terdakwa", "tanggal": "2024-03-20"}],
+    "kirim_salinan_putusan": [{"pihak": "Penuntut Umum", "tanggal": "2024-03-21"}],
+}
+
+
+def test_pending_steps_are_the_undated_post_verdict_fields_and_the_appeal_period() -> None:
+    assert pending_steps({"putusan": NOTIFIED}, D("2024-04-10")) == []
+    # the verdict is 6 days old at the fetch: an appeal may still come
+    assert pending_steps({"putusan": NOTIFIED}, D("2024-03-20")) == ["appeal period"]
+    open_steps = {
+        "putusan": {**NOTIFIED, "kirim_salinan_putusan": [{"pihak": "X", "tanggal": None}]},
+        "barang_bukti": [{"nama": "1 unit HP", "tanggal_penyerahan": None}],
+        "grasi": {"tanggal_pengiriman_berkas_ma": ""},
+        # a tab that is no post-verdict step is not looked at
+        "jadwal_sidang": [{"tanggal": None}],
+    }
+    assert pending_steps(open_steps, D("2024-04-10")) == [
+        "putusan.kirim_salinan_putusan.tanggal",
+        "barang_bukti.tanggal_penyerahan",
+        "grasi.tanggal_pengiriman_berkas_ma",
+    ]
+    # a label that starts like a date field but holds text is no step
+    assert pending_steps({"putusan": {**NOTIFIED, "tanggal_label": "Tanggal Putusan"}},
+                         D("2024-04-10")) == []  # fmt: skip
+
+
+def test_a_closed_case_backs_off_while_a_step_is_pending_until_quiet_for_max_days() -> None:
+    tabs = {"putusan": NOTIFIED, "barang_bukti": [{"tanggal_penyerahan": None}]}
+    # fetched 2024-04-10, last change 03-25 (the minutasi): quiet 16 days, capped at STEP 7
+    f = case_facts({"list_row": {"tanggal_register": "2024-01-05"}}, tabs, D("2024-04-10"))
+    assert f.closed
+    assert f.pending == ("barang_bukti.tanggal_penyerahan",)
+    assert f.last_change == D("2024-03-25")
+    early = due(f, D("2024-04-16"), min_days=1, max_days=30)
+    assert (early.due, early.kind) == (False, "waiting")
+    assert early.reason == (
+        "post-verdict step pending (barang_bukti.tanggal_penyerahan): due on 2024-04-17"
+    )
+    on = due(f, D("2024-04-17"), min_days=1, max_days=30)
+    assert (on.due, on.kind, on.next_day) == (True, "post-verdict", D("2024-04-17"))
+    # STEP_DAYS 14: 14 days; STEP_DAYS 30: its 16 quiet days
+    assert due(f, D("2024-04-17"), min_days=1, max_days=30, step_days=14).next_day == D(
+        "2024-04-24"
+    )
+    assert due(f, D("2024-04-17"), min_days=1, max_days=30, step_days=30).next_day == D(
+        "2024-04-26"
+    )
+    # fetched again on 05-01 with nothing new: quiet 41 days >= MAX 30: settled
+    g = case_facts(None, tabs, D("2024-05-01"))
+    settled = due(g, D("2024-09-01"), min_days=1, max_days=30)
+    assert (settled.due, settled.kind, settled.reason) == (
+        False,
+        "settled",
+        "closed, quiet for 37 days",
+    )
+    # every step dated: settled at once, however recent
+    done = case_facts(None, {"putusan": NOTIFIED}, D("2024-04-10"))
+    assert due(done, D("2024-09-01"), min_days=1, max_days=30).reason == (
+        "closed, post-verdict steps done"
+    )
+
+
+def test_an_open_case_with_an_appeal_pending_backs_off_at_most_step_days() -> None:
+    appeal = {
+        "pemohon": [{"nama": "A", "keterangan": None}],
+        "tanggal_pengiriman_berkas": "2024-04-02",
+        "tanggal_putusan": None,
+    }
+    f = case_facts(None, {"putusan": NOTIFIED, "banding": appeal}, D("2024-06-01"))
+    assert not f.closed
+    assert f.appeal_pending
+    # quiet 60 days (file sent 04-02): the back-off would be 30 days, the appeal caps it at 7
+    verdict = due(f, D("2024-06-08"), min_days=1, max_days=30)
+    assert (verdict.due, verdict.kind) == (True, "post-verdict")
+    assert verdict.reason == "appeal pending, back-off of 7 days over"
+    assert not due(f, D("2024-06-07"), min_days=1, max_days=30).due
+    # without the appeal the same quiet case waits the 30 days
+    quiet = case_facts(None, {"riwayat_perkara": [{"tanggal": "2024-04-02"}]}, D("2024-06-01"))
+    assert due(quiet, D("2024-06-08"), min_days=1, max_days=30).kind == "waiting"
+    assert due(quiet, D("2024-07-01"), min_days=1, max_days=30).kind == "back-off"
+
+
+def test_last_change_reads_every_date_of_the_document() -> None:
+    tabs = {
+        "putusan": NOTIFIED,
+        "banding": {"pemberitahuan_putusan": [{"tanggal": "2024-05-02"}], "amar": "2024-99-01"},
+        "jadwal_sidang": [{"tanggal": "2024-07-01"}],  # upcoming: after the fetch
+    }
+    assert last_change_day(None, tabs, D("2024-06-01")) == D("2024-05-02")
+    assert last_change_day(None, tabs, D("2024-07-02")) == D("2024-07-01")
+
+
+def test_the_calendar_makes_a_case_heard_since_its_last_fetch_due() -> None:
+    docs = [
+        document("1/Pid.B/2024/PN X", registered="2024-05-01"),  # fetched 06-01, quiet: not due
+        document("3/Pid.B/2024/PN X", registered="2024-05-01", closed=True),
+    ]
+    p = planner("due", docs, [ok0(d["source_id"]) for d in docs])
+    assert p.due_unseen == set()
+    assert not p.heard("1/Pid.B/2024/PN X", D("2024-05-31"))  # before its last fetch (06-01)
+    assert not p.heard("7/Pid.B/2024/PN X", D("2024-06-10"))  # unknown: the walk finds it new
+    assert p.heard("1/Pid.B/2024/PN X", D("2024-06-01"))  # on the fetch day: after the fetch
+    assert not p.heard("1/Pid.B/2024/PN X", D("2024-06-02"))  # already due
+    assert p.due_unseen == {"1/Pid.B/2024/PN X"}
+    assert p.known["1/Pid.B/2024/PN X"].reason == "hearing 2024-06-01 on the court's calendar"
+    assert p.end_page() is True  # walk on until it is met
+    assert (
+        p.decide("1/Pid.B/2024/PN X", row("1/Pid.B/2024/PN X", registered="2024-05-01")) == "due"
+    )
+    assert p.counts["calendar_due"] == 1
+
+
+def test_calendar_days_run_from_the_last_refresh_up_to_the_day_before_today() -> None:
+    g0 = Generation(COURT, 0, "initial", "2024-06-01", "t", "t")
+    g1 = Generation(COURT, 1, "due", "2024-06-04", "t", None)
+    assert calendar_days([g0, g1], g1, 30) == [D("2024-06-01"), D("2024-06-02"), D("2024-06-03")]
+    assert calendar_days([g0, g1], g1, 2) == [D("2024-06-02"), D("2024-06-03")]
+    assert calendar_days([g0], g0, 30) == []  # the first harvest reads none
+    same_day = Generation(COURT, 1, "due", "2024-06-01", "t", None)
+    assert calendar_days([g0, same_day], same_day, 30) == []
+
+
+def test_step_days_and_calendar_settings() -> None:
+    cfg = RefreshConfig.from_settings({}.get, utc_today=D("2026-11-30"))
+    assert (cfg.step_days, cfg.calendar) == (7, True)
+    cfg = RefreshConfig.from_settings(
+        {"HARVEST_REFRESH_STEP_DAYS": "3", "HARVEST_REFRESH_CALENDAR": "false"}.get,
+        utc_today=D("2026-11-30"),
+    )
+    assert (cfg.step_days, cfg.calendar) == (3, False)
+    with pytest.raises(SettingsError, match="HARVEST_REFRESH_STEP_DAYS must be a whole number"):
+        RefreshConfig.from_settings(
+            {"HARVEST_REFRESH_STEP_DAYS": "0"}.get, utc_today=D("2026-11-30")
+        )
+    with pytest.raises(
+        SettingsError, match="HARVEST_REFRESH_CALENDAR must be true or false, got 'maybe'"
+    ):
+        RefreshConfig.from_settings(
+            {"HARVEST_REFRESH_CALENDAR": "maybe"}.get, utc_today=D("2026-11-30")
+        )
