@@ -41,6 +41,7 @@ from psycopg.pq import TransactionStatus
 from harvest.clock import utc_now
 from harvest.dburl import is_database_url, redact_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
+from harvest.liveness import holder_state, process_identity
 from harvest.postgres import connect, prepare_schema
 
 from .store import (
@@ -214,7 +215,10 @@ CREATE TABLE IF NOT EXISTS court_leases (
     run_id       BIGINT,
     acquired_at  TIMESTAMPTZ NOT NULL,
     heartbeat_at TIMESTAMPTZ NOT NULL,
-    expires_at   TIMESTAMPTZ NOT NULL
+    expires_at   TIMESTAMPTZ NOT NULL,
+    -- the holder's harvest.liveness.process_identity (boot id:start ticks): a holder dead on
+    -- this very host is taken over at once (added by _add_lease_identity on older databases)
+    proc_start   TEXT
 );
 
 -- counts as views, not trigger-kept tables: on a database shared by many workers a counter
@@ -569,11 +573,11 @@ class PostgresRequestStore:
                 with conn.transaction():
                     taken = conn.execute(
                         "INSERT INTO court_leases (court, holder, pid, host, job, started_at, "
-                        "acquired_at, heartbeat_at, expires_at) VALUES (%s, %s, %s, %s, %s, %s, "
-                        "now(), now(), now() + make_interval(secs => %s)) "
+                        "acquired_at, heartbeat_at, expires_at, proc_start) VALUES (%s, %s, %s, "
+                        "%s, %s, %s, now(), now(), now() + make_interval(secs => %s), %s) "
                         "ON CONFLICT (court) DO NOTHING RETURNING court",
                         (run.court, self._token, run.pid, run.host, run.job, run.started_at,
-                         self._lease_ttl),
+                         self._lease_ttl, _identity_of(run)),
                     ).fetchone()  # fmt: skip
                     if taken is None:
                         self._take_over(conn, run, at)
@@ -585,33 +589,49 @@ class PostgresRequestStore:
             self._start_heartbeat()
 
     def _take_over(self, conn: psycopg.Connection[Any], run: RunInfo, at: str) -> None:
-        """The lease row exists: refuse a live holder, take over an expired (or own) one."""
+        """The lease row exists: refuse a live holder, take over an expired (or own) one, or
+        at once the one of a holder known dead (a pid gone or reused on this very host,
+        :func:`harvest.liveness.holder_state`)."""
         row = conn.execute(
             "SELECT holder, pid, host, job, started_at, run_id, expires_at <= now() AS expired, "
             "to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
-            "greatest(0, extract(epoch FROM expires_at - now())) "
+            "greatest(0, extract(epoch FROM expires_at - now())), proc_start "
             "FROM court_leases WHERE court = %s FOR UPDATE",
             (run.court,),
         ).fetchone()
         assert row is not None  # the INSERT conflicted and leases are only deleted by holders
-        token, pid, host, job, started_at, run_id, expired, expires_at, left = row
+        token, pid, host, job, started_at, run_id, expired, expires_at, left, identity = row
         old = {"pid": pid, "host": host, "started_at": started_at, "job": job, "run_id": run_id}
-        if not expired and token != self._token:
+        state = holder_state(host, pid, identity)
+        if not expired and token != self._token and not state.dead:
             raise CrawlLocked(
                 run.court,
                 {**old, "court": run.court},
                 f"lease in {self.path}, expires at {expires_at} (in {float(left):.0f} s) unless "
                 "its holder stops heartbeating",
+                scope=(
+                    "by another process on this host sharing the request state"
+                    if state.same_host
+                    else f"from host {host} (another node or workspace sharing the request "
+                    "state)"
+                ),
             )
         conn.execute(
             "UPDATE court_leases SET holder = %s, pid = %s, host = %s, job = %s, "
             "started_at = %s, run_id = NULL, acquired_at = now(), heartbeat_at = now(), "
-            "expires_at = now() + make_interval(secs => %s) WHERE court = %s",
-            (self._token, run.pid, run.host, run.job, run.started_at, self._lease_ttl, run.court),
+            "expires_at = now() + make_interval(secs => %s), proc_start = %s WHERE court = %s",
+            (self._token, run.pid, run.host, run.job, run.started_at, self._lease_ttl,
+             _identity_of(run), run.court),
+        )  # fmt: skip
+        ended = (
+            f"expired at {expires_at}"
+            if expired or token == self._token
+            else f"was held by a dead process ({state.why}; the lease would have expired at "
+            f"{expires_at})"
         )
         why = (
-            f"lease of pid {pid} host {host} job {job or '-'} run {run_id or '-'} expired at "
-            f"{expires_at}: taken over by pid {run.pid} host {run.host}"
+            f"lease of pid {pid} host {host} job {job or '-'} run {run_id or '-'} {ended}: "
+            f"taken over by pid {run.pid} host {run.host}"
         )
         released = conn.execute(
             "UPDATE requests SET status = 'pending', last_event = 'released', note = %s, "
@@ -1385,6 +1405,7 @@ def _prepare(
             )
             if version == SCHEMA_VERSION and not readonly:
                 _add_courts_table(conn)
+                _add_lease_identity(conn)
             return version
     except psycopg.errors.LockNotAvailable as exc:
         raise StateError(
@@ -1429,6 +1450,24 @@ def _add_courts_table(conn: psycopg.Connection[Any]) -> None:
     )
 
 
+# --- additive step (no version change: older code never reads these columns) -------------------
+def _add_lease_identity(conn: psycopg.Connection[Any]) -> None:
+    """``court_leases.proc_start`` (:func:`harvest.liveness.process_identity` of the holder),
+    added to a schema 3 database created before it; NULL in a lease taken by older code (such
+    a holder is only ever taken over once its lease expires)."""
+    present = conn.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = 'court_leases' AND column_name = 'proc_start'"
+    ).fetchone()
+    if present is not None:
+        return
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    conn.execute("ALTER TABLE court_leases ADD COLUMN IF NOT EXISTS proc_start TEXT")
+
+
+# --- end of the additive step ---------------------------------------------------------------
+
+
 def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
     """Bring a version 2 state to version 3, inside the caller's transaction (all or nothing).
 
@@ -1456,6 +1495,11 @@ def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
     )
     conn.execute("UPDATE harvest_schema SET version = %s", (SCHEMA_VERSION,))
     logger.info("request state upgraded from schema version 2 to %d (generations)", SCHEMA_VERSION)
+
+
+def _identity_of(run: RunInfo) -> str | None:
+    """The lease's ``proc_start``: the identity of the holder process (``run.pid``)."""
+    return process_identity(run.pid)
 
 
 def _holder(run: RunInfo, run_id: int | None) -> dict[str, Any]:

@@ -67,9 +67,15 @@ class StateError(RuntimeError):
 
 
 class CrawlLocked(StateError):
-    """Another live crawl of the same court holds the workspace's crawl lock."""
+    """Another live crawl of the same court holds its crawl lock (or lease).
 
-    def __init__(self, court: str, holder: dict[str, Any], where: str) -> None:
+    ``scope`` says where that crawl is, as far as the store knows: the workspace's lock file
+    (SQLite, memory) is ``on this workspace``; a lease of a shared database names the host.
+    """
+
+    def __init__(
+        self, court: str, holder: dict[str, Any], where: str, *, scope: str = "on this workspace"
+    ) -> None:
         self.court = court
         self.holder = holder
         details = ", ".join(
@@ -78,7 +84,7 @@ class CrawlLocked(StateError):
             if holder.get(name) not in (None, "")
         )
         super().__init__(
-            f"court {court!r} is already being crawled on this workspace "
+            f"court {court!r} is already being crawled {scope} "
             f"({details or 'holder unknown'}; lock {where}); wait for that crawl to finish or "
             "stop it (one Ctrl+C), then run again"
         )
