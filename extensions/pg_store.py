@@ -42,7 +42,7 @@ from harvest.clock import utc_now
 from harvest.dburl import is_database_url, redact_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.liveness import holder_state, process_identity
-from harvest.postgres import connect, prepare_schema
+from harvest.postgres import connect, drop_lease, hold_lease, prepare_schema
 
 from .store import (
     NOTICES,
@@ -584,6 +584,7 @@ class PostgresRequestStore:
             except psycopg.Error as exc:
                 raise self._db_error(exc, f"take the lease of court {run.court!r}") from None
         self._lease_courts.append(run.court)
+        hold_lease(self._url, run.court, self._token)  # the item store's fencing token
         logger.debug("lease of court %s taken (holder %s)", run.court, holder)
         if self._heartbeat_thread is None:
             self._start_heartbeat()
@@ -706,6 +707,7 @@ class PostgresRequestStore:
         if court is not None and len(self._lease_courts) > 1:
             # one court of several: its lease row goes, the heartbeat goes on for the others
             self._lease_courts.remove(court)
+            drop_lease(self._url, court)
             with self._lease_lock:
                 try:
                     self._lease().execute(
@@ -721,6 +723,8 @@ class PostgresRequestStore:
                     )
             return
         courts, self._lease_courts = list(self._lease_courts), []
+        for each in courts:
+            drop_lease(self._url, each)
         self._heartbeat_stop.set()
         thread, self._heartbeat_thread = self._heartbeat_thread, None
         if thread is not None and thread is not threading.current_thread():
