@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 import psycopg
 from psycopg.pq import TransactionStatus
 
+from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
 from harvest.dburl import is_database_url, redact_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
@@ -295,11 +296,20 @@ WITH x AS (
                AS part
     FROM x
 )
-SELECT id, key, dedupe_key, part FROM z
+SELECT id, key, dedupe_key, part,
+       EXISTS (SELECT 1 FROM harvest_parts AS p
+               WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part) AS older
+FROM z
 WHERE NOT EXISTS (
     SELECT 1 FROM harvest_parts AS p WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part
+    AND p.schema_version >= %(format)s
 )
 """
+
+
+#: Why a cross-checked ``ok`` row is fetched again (its ``released`` note).
+_MISSING: Final = " is missing from the item store"
+_OLDER: Final = " is of an older item format and its page is not in the archive"
 
 
 class LeaseLost(StateError):
@@ -1154,17 +1164,20 @@ class PostgresRequestStore:
         self.commit()
         court_cond = "AND court = %(court)s" if court is not None else ""
         missing_sql = _MISSING_PARTS_SQL.format(court_cond=court_cond)
-        params = {"prefix": SOURCE_TYPE_PREFIX, "court": court}
+        params = {"prefix": SOURCE_TYPE_PREFIX, "court": court, "format": ITEM_SCHEMA_VERSION}
         try:
             with self._conn.transaction():
                 conn = self._conn
                 conn.execute(
                     "CREATE TEMPORARY TABLE harvest_parts (dedupe_key TEXT, part TEXT, "
-                    "PRIMARY KEY (dedupe_key, part)) ON COMMIT DROP"
+                    "schema_version INTEGER, PRIMARY KEY (dedupe_key, part)) ON COMMIT DROP"
                 )
                 if shared:
+                    # a part of an older item format counts as missing (issue 24): the
+                    # crawl's start rebuilds from the archive what it can, the rest is fetched
                     conn.execute(
-                        "INSERT INTO harvest_parts SELECT dedupe_key, part FROM parts"
+                        "INSERT INTO harvest_parts SELECT dedupe_key, part, schema_version "
+                        "FROM parts"
                         + (" WHERE court = %(court)s" if court is not None else ""),
                         params,
                     )
@@ -1185,17 +1198,20 @@ class PostgresRequestStore:
                         missing=int(row[0]) if row else 0, sample=sample, items=items
                     )
                 missing = conn.execute(
-                    "SELECT id, dedupe_key, part FROM harvest_missing ORDER BY id"
+                    "SELECT id, dedupe_key, part, older FROM harvest_missing ORDER BY id"
                 ).fetchall()
                 at = utc_now()
                 with conn.cursor() as cur:
                     # row by row in id order (pipelined): the events come in the SQLite order
                     cur.executemany(
                         "UPDATE requests SET status = 'pending', last_event = 'released', "
-                        "note = 'was ok, but its part ' || %s || ' of ' || %s || "
-                        "' is missing from the item store: fetched again', updated_at = %s, "
+                        "note = 'was ok, but its part ' || %s || ' of ' || %s || %s || "
+                        "': fetched again', updated_at = %s, "
                         "run_id = %s WHERE id = %s AND status = 'ok'",
-                        [(part, key, at, reset_run, rid) for rid, key, part in missing],
+                        [
+                            (part, key, _OLDER if older else _MISSING, at, reset_run, rid)
+                            for rid, key, part, older in missing
+                        ],
                     )
                     n = max(cur.rowcount, 0)
                 return PartsCheck(missing=n, sample=sample, items=items)

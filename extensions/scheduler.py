@@ -237,6 +237,11 @@ class HarvestScheduler(BaseScheduler):
             released = store.release_inflight(
                 self.court, self.run_id, why="in flight when a previous run ended"
             )
+            rebuild = getattr(spider, "rebuild_older_parts", None)
+            if self.items_path is not None and callable(rebuild):
+                # an upgrade: parts of an older item format re-parsed from the archive (no
+                # request); the check below sends back what is still of an older format
+                rebuild(self.court)
             check = (
                 store.check_parts(self.items_path, court=self.court, reset_run=self.run_id)
                 if self.items_path is not None

@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
 from harvest.holder_lock import HolderLock, LockHeld
 from harvest.identity import SOURCE_TYPE_PREFIX
@@ -263,9 +264,13 @@ WITH x AS (
                AS part
     FROM y
 )
-SELECT id, key, dedupe_key, part FROM z
+SELECT id, key, dedupe_key, part,
+       EXISTS (SELECT 1 FROM harvest_items.parts AS p
+               WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part) AS older
+FROM z
 WHERE NOT EXISTS (
     SELECT 1 FROM harvest_items.parts AS p WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part
+    AND {current}
 )
 ORDER BY id
 """
@@ -956,10 +961,20 @@ class SqliteRequestStore:
         items = self._attach_items(items_path)
         try:
             where = "status = 'ok' AND kind IN ('case', 'tab')"
-            params: dict[str, Any] = {"prefix": SOURCE_TYPE_PREFIX, "court": court}
+            params: dict[str, Any] = {
+                "prefix": SOURCE_TYPE_PREFIX,
+                "court": court,
+                "format": ITEM_SCHEMA_VERSION,
+            }
             if court is not None:
                 where += " AND court = :court"
-            missing_sql = _MISSING_PARTS_SQL.format(where=where)
+            versions = {r[1] for r in conn.execute("PRAGMA harvest_items.table_info(parts)")}
+            missing_sql = _MISSING_PARTS_SQL.format(
+                where=where,
+                # a part of an older item format counts as missing (issue 24): the crawl's
+                # start rebuilds from the archive what it can, the rest is fetched again
+                current="p.schema_version >= :format" if "schema_version" in versions else "0",
+            )
             if reset_run is None:
                 rows = conn.execute(missing_sql, params).fetchall()
                 return PartsCheck(
@@ -976,7 +991,9 @@ class SqliteRequestStore:
                 n = tx.execute(
                     "UPDATE requests SET status = 'pending', last_event = 'released', "
                     "note = 'was ok, but its part ' || m.part || ' of ' || m.dedupe_key || "
-                    "' is missing from items.sqlite: fetched again', updated_at = :at, "
+                    "CASE WHEN m.older THEN ' is of an older item format and its page is not "
+                    "in the archive' ELSE ' is missing from items.sqlite' END || "
+                    "': fetched again', updated_at = :at, "
                     "run_id = :run FROM temp.harvest_missing AS m "
                     "WHERE requests.id = m.id AND requests.status = 'ok'",
                     {"at": at, "run": reset_run},
@@ -1026,7 +1043,7 @@ class SqliteRequestStore:
         conn.execute("ATTACH DATABASE ':memory:' AS harvest_items")
         conn.execute(
             "CREATE TABLE harvest_items.parts (dedupe_key TEXT, part TEXT, "
-            "PRIMARY KEY (dedupe_key, part))"
+            "schema_version INTEGER, PRIMARY KEY (dedupe_key, part))"
         )
         return state
 

@@ -858,6 +858,19 @@ class ItemStore:
         values[5] = json.loads(values[5])
         return PartRecord(*values)
 
+    def older_parts(self, court: str) -> list[tuple[str, str]]:
+        """``(source_id, part)`` of the court's parts stored in an item format older than
+        :data:`ITEM_SCHEMA_VERSION` (written by an older harvest), in key order."""
+        try:
+            rows = self._execute(
+                f"SELECT source_id, part FROM parts WHERE court = ? AND {self._version_column()}"
+                " < ? ORDER BY dedupe_key, part",
+                (court, ITEM_SCHEMA_VERSION),
+            ).fetchall()
+        except self._db_errors as exc:
+            raise self._error("cannot list the parts of an older format", exc) from exc
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def missing_tabs(self, dedupe_key: str) -> list[str] | None:
         """The available tabs a case still waits for (``None``: no such case, or no case part)."""
         try:

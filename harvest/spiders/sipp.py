@@ -239,6 +239,22 @@ class SippSpider(Spider):
         """The refresh policy's day, read by the scheduler for a new generation."""
         return self.refresh_config.today.isoformat()
 
+    def rebuild_older_parts(self, court_id: str) -> None:
+        """Called by the scheduler at the start of a court's crawl, with its lock held: parts
+        of an older item format are re-parsed from the page archive (harvest/archive/upgrade)."""
+        from harvest.archive.upgrade import rebuild_older_parts
+
+        workspace = resolve_workspace(self.settings.get("HARVEST_WORKSPACE"))
+        url = database_url(self.settings.get(DATABASE_URL_ENV))
+        try:
+            done = rebuild_older_parts(workspace, court_id, database_url=url)
+        except ItemStoreError as exc:
+            raise StateError(f"cannot upgrade the parts of {court_id}: {exc}") from exc
+        stats = self.crawler.stats if getattr(self, "crawler", None) is not None else None
+        if stats is not None and done.older:
+            stats.inc_value("harvest/upgrade/older_parts", done.older)
+            stats.inc_value("harvest/upgrade/rebuilt_from_archive", done.rebuilt)
+
     def on_generation(self, generation: Generation, store: RequestStore) -> None:
         """Called by the scheduler once it knows the court's generation: a refresh generation
         (number > 0, policy due or all) plans its walk from the stored rows and items."""
