@@ -623,8 +623,7 @@ class PostgresRequestStore:
                 scope=(
                     "by another process on this host sharing the request state"
                     if state.same_host
-                    else f"from host {host} (another node or workspace sharing the request "
-                    "state)"
+                    else f"from host {host} (another node or workspace sharing the request state)"
                 ),
             )
         conn.execute(
@@ -1177,8 +1176,7 @@ class PostgresRequestStore:
                     # crawl's start rebuilds from the archive what it can, the rest is fetched
                     conn.execute(
                         "INSERT INTO harvest_parts SELECT dedupe_key, part, schema_version "
-                        "FROM parts"
-                        + (" WHERE court = %(court)s" if court is not None else ""),
+                        "FROM parts" + (" WHERE court = %(court)s" if court is not None else ""),
                         params,
                     )
                 conn.execute("ANALYZE harvest_parts")

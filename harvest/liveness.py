@@ -1,9 +1,9 @@
 """Is a process named by a lease still alive? Answered for processes of this very machine only.
 
-A lease (:mod:`extensions.pg_store`) names its holder by host name, pid and :func:`process_identity`:
-the kernel's boot id and the process's start time in clock ticks since boot (``/proc/<pid>/stat``,
-field 22). On the machine that wrote it, that identity tells a live holder from a dead one at
-once, without waiting for the lease to expire:
+A lease (:mod:`extensions.pg_store`) names its holder by host name, pid and
+:func:`process_identity`: the kernel's boot id and the process's start time in clock ticks
+since boot (``/proc/<pid>/stat``, field 22). On the machine that wrote it, that identity tells
+a live holder from a dead one at once, without waiting for the lease to expire:
 
 * the same host name and boot id, and no process of that pid: the holder died;
 * a process of that pid whose start time differs: the pid was reused, the holder died.

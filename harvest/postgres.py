@@ -17,7 +17,14 @@ from psycopg import sql
 
 from harvest.dburl import redact_url, scrub
 
-__all__ = ["CONNECT_TIMEOUT", "connect", "drop_lease", "hold_lease", "lease_token", "prepare_schema"]
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "connect",
+    "drop_lease",
+    "hold_lease",
+    "lease_token",
+    "prepare_schema",
+]
 
 #: Seconds to wait for the server when connecting.
 CONNECT_TIMEOUT: Final = 10

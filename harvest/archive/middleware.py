@@ -184,8 +184,8 @@ class ArchiveMiddleware:
         self, request: Request, response: Response
     ) -> Response:
         meta = request.meta
-        if meta.get(META_BROWSER_PASS) or self.off:
-            return response
+        if meta.get(META_BROWSER_PASS) or self.off or "archived" in response.flags:
+            return response  # ("archived": read back from the archive, harvest.archive.replay)
         key = meta.get(META_KEY)
         warmup = bool(meta.get(META_IS_WARMUP))
         if warmup:

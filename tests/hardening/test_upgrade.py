@@ -8,17 +8,26 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
     crawl,
+    crawl_command,
     exported,
     mismatches,
     state_query,
     truth_by_key,
 )
+from tests.support.paths import REPO
+from tests.support.waiting import wait_until
 
 COURT = "pn-replika"
 FORMAT = 2  # harvest.canonical.ITEM_SCHEMA_VERSION, spelled out: the test pins it
@@ -94,3 +103,104 @@ def test_parts_of_an_older_format_are_rebuilt_from_the_archive_without_a_request
             in str(n)
             for (n,) in notes
         )
+
+
+# --- a harvest started by the previous release, killed, resumed by this code -----------------
+
+#: The previous release: main before issue 24 (a commit hash: a fresh clone may have no tags).
+PREVIOUS = "c00410c"
+
+
+def _previous_release(tmp_path: Path) -> Path:
+    """The previous release's tree (``git archive``: nothing is written to the checkout's
+    repository), run with this virtualenv through ``PYTHONPATH`` (nothing installed twice)."""
+    tree = tmp_path / f"harvest-{PREVIOUS}"
+    tree.mkdir()
+    found = subprocess.run(
+        ["git", "-C", str(REPO), "cat-file", "-e", f"{PREVIOUS}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    if found.returncode != 0:
+        pytest.fail(f"commit {PREVIOUS} (the previous release) is not in this repository")
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", PREVIOUS],
+        capture_output=True,
+        check=True,
+    )
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree
+
+
+def _ok_cases(workspace: Path) -> int:
+    try:
+        return int(
+            state_query(
+                workspace, "SELECT count(*) FROM requests WHERE kind = 'case' AND status = 'ok'"
+            )[0][0]
+        )
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_harvest_of_the_previous_release_killed_and_resumed_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    old = _previous_release(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(old)}
+    where = subprocess.run(
+        [sys.executable, "-c", "import extensions.scheduler as m; print(m.__file__)"],
+        cwd=old,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.strip() == str(old / "extensions" / "scheduler.py")  # the old code runs
+    ws = tmp_path / "ws"
+    with running_replica(cases=40, seed=25, court_id=COURT) as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        cmd = crawl_command(replica.url, COURT, ws, settings={"CONCURRENT_REQUESTS": "4"})
+        log = tmp_path / "old.log"
+        with log.open("ab") as out:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=old,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its archive writer too: killed as a machine dies
+            )
+        try:
+            wait_until(lambda: _ok_cases(ws) >= 12, timeout=120, what="12 cases ok", proc=proc)
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        archived = {
+            str(k) for (k,) in _sql(ws / "archive" / "index.sqlite", "SELECT key FROM records")
+        }
+        assert _ok_cases(ws) < 40  # killed mid-harvest
+        # pages archived whose requests were not done yet (in flight when killed)
+        waiting = {
+            str(k) for (k,) in state_query(ws, "SELECT key FROM requests WHERE status <> 'ok'")
+        } & archived
+
+        resumed = crawl(replica.url, COURT, ws)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        assert mismatches(exported(ws), truth) == {}
+        ((run,),) = state_query(ws, "SELECT max(id) FROM runs")
+        asked = {
+            str(k)
+            for (k,) in state_query(
+                ws,
+                "SELECT DISTINCT r.key FROM url_log AS u JOIN requests AS r "
+                "ON r.id = u.request_id WHERE u.run_id = ?",
+                (run,),
+            )
+        }
+        assert asked  # the resumed crawl did fetch what the old one had not
+        assert sorted(asked & archived) == []  # and no page the archive already held
+        if waiting:
+            assert f"{len(waiting)} requests answered from the archive (no request)" in (
+                resumed.stderr
+            )

@@ -20,10 +20,14 @@ from extensions.pg_store import PostgresRequestStore
 from extensions.store import CrawlLocked, RunInfo, Status
 from harvest.liveness import holder_state, process_identity
 from tests.support.paths import REPO
-from tests.support.postgres import pg_database, pg_server  # noqa: F401
 
 HOST = socket.gethostname()
 ME = RunInfo(court="c1", spider="sipp", pid=os.getpid(), host=HOST, job="job-new", started_at="t1")
+
+
+@pytest.fixture
+def url(pg_database: str) -> str:
+    return pg_database
 
 
 @pytest.fixture
@@ -64,10 +68,10 @@ def _holder_process(url: str, *, ttl: float) -> subprocess.Popen[str]:
     return proc
 
 
-def test_a_holder_killed_on_this_host_is_taken_over_at_once(pg_database: str, opened) -> None:
-    holder = _holder_process(pg_database, ttl=600)
+def test_a_holder_killed_on_this_host_is_taken_over_at_once(url: str, opened) -> None:
+    holder = _holder_process(url, ttl=600)
     try:
-        s = opened(pg_database)
+        s = opened(url)
         with pytest.raises(CrawlLocked) as info:  # alive: refused, and said where it runs
             s.acquire_crawl_lock(ME)
         message = str(info.value)
@@ -86,7 +90,7 @@ def test_a_holder_killed_on_this_host_is_taken_over_at_once(pg_database: str, op
     assert time.monotonic() - t0 < 5.0
     assert s.count(court="c1", status=Status.PENDING) == 1
     assert s.count(status=Status.INFLIGHT) == 0
-    with psycopg.connect(pg_database) as conn:
+    with psycopg.connect(url) as conn:
         ((detail,),) = conn.execute(
             "SELECT detail FROM events WHERE event = 'lease_takeover'"
         ).fetchall()
@@ -107,17 +111,15 @@ def _plant_lease(url: str, *, pid: int, host: str, identity: str | None, ttl: fl
         )
 
 
-def test_a_holder_whose_pid_was_reused_is_taken_over_at_once(pg_database: str, opened) -> None:
-    s = opened(pg_database)  # creates the schema
+def test_a_holder_whose_pid_was_reused_is_taken_over_at_once(url: str, opened) -> None:
+    s = opened(url)  # creates the schema
     mine = process_identity()
     assert mine is not None
     boot, _, ticks = mine.partition(":")
     # this very pid, but recorded with another start time: the holder died, its pid was reused
-    _plant_lease(
-        pg_database, pid=os.getpid(), host=HOST, identity=f"{boot}:{int(ticks) - 7}", ttl=600
-    )
+    _plant_lease(url, pid=os.getpid(), host=HOST, identity=f"{boot}:{int(ticks) - 7}", ttl=600)
     s.acquire_crawl_lock(ME)
-    with psycopg.connect(pg_database) as conn:
+    with psycopg.connect(url) as conn:
         ((detail,),) = conn.execute(
             "SELECT detail FROM events WHERE event = 'lease_takeover'"
         ).fetchall()
@@ -136,11 +138,11 @@ def test_a_holder_whose_pid_was_reused_is_taken_over_at_once(pg_database: str, o
     ],
 )
 def test_a_holder_not_known_dead_keeps_its_lease(
-    pg_database: str, opened, host: str, identity: str | None, where: str
+    url: str, opened, host: str, identity: str | None, where: str
 ) -> None:
-    s = opened(pg_database)
+    s = opened(url)
     gone = _a_dead_pid()
-    _plant_lease(pg_database, pid=gone, host=host, identity=identity, ttl=600)
+    _plant_lease(url, pid=gone, host=host, identity=identity, ttl=600)
     with pytest.raises(CrawlLocked) as info:
         s.acquire_crawl_lock(ME)
     message = str(info.value)
