@@ -283,7 +283,17 @@ class MemoryRequestStore:
         row = min(candidates, key=lambda r: (-r.priority, r.id))
         row.attempts += 1
         self._move(row, Status.INFLIGHT, run_id, "dispatched", f"attempt {row.attempts}")
-        return Claimed(row.id, row.key, row.group, row.attempts, row.retries, row.blob)
+        return Claimed(
+            row.id,
+            row.key,
+            row.group,
+            row.attempts,
+            row.retries,
+            row.blob,
+            kind=row.kind,
+            url=row.url,
+            method=row.method,
+        )
 
     def open_group(self, court: str, group: str, run_id: int) -> None:
         self._d.open_groups.setdefault(court, {})[group] = None

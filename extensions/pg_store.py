@@ -47,6 +47,7 @@ from harvest.postgres import connect, drop_lease, hold_lease, prepare_schema
 
 from .store import (
     NOTICES,
+    REQUEST_FORMAT,
     Claimed,
     CourtRecord,
     CrawlLocked,
@@ -856,12 +857,13 @@ class PostgresRequestStore:
         at = utc_now()
         row = self._x(
             "WITH ins AS (INSERT INTO requests (key, kind, court, group_key, status, priority, "
-            "method, url, request, created_at, updated_at, run_id, generation) "
+            "method, url, request, created_at, updated_at, run_id, generation, format) "
             "VALUES (%(key)s, %(kind)s, %(court)s, %(group)s, 'pending', %(priority)s, "
-            "%(method)s, %(url)s, %(blob)s, %(at)s, %(at)s, %(run)s, %(gen)s) "
+            "%(method)s, %(url)s, %(blob)s, %(at)s, %(at)s, %(run)s, %(gen)s, %(format)s) "
             "ON CONFLICT (key) DO NOTHING RETURNING id), "
             "renewed AS (UPDATE requests SET status = 'pending', last_event = 'renewed', "
-            "generation = %(gen)s, request = %(blob)s, url = %(url)s, method = %(method)s, "
+            "generation = %(gen)s, request = %(blob)s, format = %(format)s, url = %(url)s, "
+            "method = %(method)s, "
             "priority = %(priority)s, group_key = %(group)s, attempts = 0, retries = 0, "
             "last_error = NULL, note = NULL, updated_at = %(at)s, run_id = %(run)s "
             "WHERE key = %(key)s AND generation < %(gen)s "
@@ -869,7 +871,7 @@ class PostgresRequestStore:
             "SELECT id FROM ins UNION ALL SELECT id FROM renewed",
             {"key": req.key, "kind": req.kind, "court": req.court, "group": req.group,
              "priority": req.priority, "method": req.method, "url": req.url, "blob": req.blob,
-             "at": at, "run": run_id, "gen": req.generation},
+             "at": at, "run": run_id, "gen": req.generation, "format": REQUEST_FORMAT},
             doing="add a request",
         ).fetchone()  # fmt: skip
         return None if row is None else int(row[0])
@@ -983,7 +985,7 @@ class PostgresRequestStore:
             "UPDATE requests AS r SET status = 'inflight', last_event = 'dispatched', "
             "attempts = r.attempts + 1, updated_at = %s, run_id = %s FROM next "
             "WHERE r.id = next.id RETURNING r.id, r.key, r.group_key, r.attempts, r.retries, "
-            "r.request",
+            "r.request, r.kind, r.url, r.method, r.format",
             params,
             doing="claim a request",
         ).fetchone()
@@ -996,6 +998,10 @@ class PostgresRequestStore:
             attempts=row[3],
             retries=row[4],
             blob=bytes(row[5]),
+            kind=row[6],
+            url=row[7],
+            method=row[8],
+            format=row[9],
         )
 
     def open_group(self, court: str, group: str, run_id: int) -> None:
@@ -1424,6 +1430,7 @@ def _prepare(
             if version == SCHEMA_VERSION and not readonly:
                 _add_courts_table(conn)
                 _add_lease_identity(conn)
+                _add_request_format(conn)
             return version
     except psycopg.errors.LockNotAvailable as exc:
         raise StateError(
@@ -1468,7 +1475,7 @@ def _add_courts_table(conn: psycopg.Connection[Any]) -> None:
     )
 
 
-# --- additive step (no version change: older code never reads these columns) -------------------
+# --- additive steps (issue 24; no version change: older code never reads these columns) ------
 def _add_lease_identity(conn: psycopg.Connection[Any]) -> None:
     """``court_leases.proc_start`` (:func:`harvest.liveness.process_identity` of the holder),
     added to a schema 3 database created before it; NULL in a lease taken by older code (such
@@ -1483,7 +1490,21 @@ def _add_lease_identity(conn: psycopg.Connection[Any]) -> None:
     conn.execute("ALTER TABLE court_leases ADD COLUMN IF NOT EXISTS proc_start TEXT")
 
 
-# --- end of the additive step ---------------------------------------------------------------
+def _add_request_format(conn: psycopg.Connection[Any]) -> None:
+    """``requests.format``: the request format (:data:`extensions.serialization.
+    REQUEST_FORMAT`) that wrote the row's pickle; 1 for the rows of older code (all format 1),
+    and for the rows older code adds later (the column's default)."""
+    present = conn.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = 'requests' AND column_name = 'format'"
+    ).fetchone()
+    if present is not None:
+        return
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    conn.execute("ALTER TABLE requests ADD COLUMN IF NOT EXISTS format INTEGER NOT NULL DEFAULT 1")
+
+
+# --- end of the additive steps --------------------------------------------------------------
 
 
 def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:

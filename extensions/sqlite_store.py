@@ -33,6 +33,7 @@ from harvest.workspace import private_file, secure_sqlite_files
 
 from .store import (
     NOTICES,
+    REQUEST_FORMAT,
     Claimed,
     CourtRecord,
     CrawlLocked,
@@ -459,6 +460,7 @@ class SqliteRequestStore:
                 version = SCHEMA_VERSION
             if version in _READABLE_VERSIONS and not readonly:
                 _add_queue_ms(conn)
+                _add_request_format(conn)
             if version not in _READABLE_VERSIONS:
                 raise StateError(
                     f"{str(path)!r} has request-state schema version {version}, this code "
@@ -686,10 +688,12 @@ class SqliteRequestStore:
             self._w()
             .execute(
                 "INSERT INTO requests (key, kind, court, group_key, status, priority, method, "
-                "url, request, created_at, updated_at, run_id, generation) "
-                "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO "
+                "url, request, created_at, updated_at, run_id, generation, format) "
+                f"VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, {REQUEST_FORMAT}) "
+                "ON CONFLICT (key) DO "
                 "UPDATE SET status = 'pending', last_event = 'renewed', "
                 "generation = excluded.generation, request = excluded.request, "
+                "format = excluded.format, "
                 "url = excluded.url, method = excluded.method, priority = excluded.priority, "
                 "group_key = excluded.group_key, attempts = 0, retries = 0, last_error = NULL, "
                 "note = NULL, updated_at = excluded.updated_at, run_id = excluded.run_id "
@@ -829,14 +833,23 @@ class SqliteRequestStore:
             f"SELECT id FROM {source} "
             f"WHERE court = ? AND status = 'pending'{cond} "
             "ORDER BY priority DESC, id LIMIT 1) "
-            "RETURNING id, key, group_key, attempts, retries, request",
+            "RETURNING id, key, group_key, attempts, retries, request, kind, url, method, format",
             params,
         )
         row = cur.fetchone()
         if row is None:
             return None
         return Claimed(
-            id=row[0], key=row[1], group=row[2], attempts=row[3], retries=row[4], blob=row[5]
+            id=row[0],
+            key=row[1],
+            group=row[2],
+            attempts=row[3],
+            retries=row[4],
+            blob=row[5],
+            kind=row[6],
+            url=row[7],
+            method=row[8],
+            format=row[9],
         )
 
     def open_group(self, court: str, group: str, run_id: int) -> None:
@@ -1255,6 +1268,19 @@ def _statements(script: str) -> list[str]:
                 out.append(current.strip())
             current = ""
     return out
+
+
+# --- additive step (issue 24; no version change: older code never reads the column) --------
+def _add_request_format(conn: sqlite3.Connection) -> None:
+    """``requests.format``: the request format (:data:`extensions.serialization.
+    REQUEST_FORMAT`) that wrote the row's pickle; 1 for the rows of older code (all format 1),
+    and for the rows older code adds later (the column's default)."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(requests)")}
+    if "format" not in columns:
+        conn.execute("ALTER TABLE requests ADD COLUMN format INTEGER NOT NULL DEFAULT 1")
+
+
+# --- end of the additive step ---------------------------------------------------------------
 
 
 def _add_queue_ms(conn: sqlite3.Connection) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KINDS",
     "NOTICES",
+    "REQUEST_FORMAT",
     "Claimed",
     "CourtRecord",
     "CrawlLocked",
@@ -64,6 +65,13 @@ class Status(enum.StrEnum):
 
 class StateError(RuntimeError):
     """The state database cannot be opened or used; the message says what to do."""
+
+
+#: The format of a stored request (``requests.format``): 1 is ``Request.to_dict`` with callbacks
+#: by spider-method name, pickled (protocol 4), what every harvest so far wrote. A row of
+#: another format, or one that does not unpickle, is rebuilt from its row (kind, key, url) by
+#: the spider's ``request_from_row`` (docs/scheduler.md, "Upgrades").
+REQUEST_FORMAT: Final = 1
 
 
 class CrawlLocked(StateError):
@@ -197,6 +205,12 @@ class Claimed:
     attempts: int
     retries: int
     blob: bytes
+    #: what the row says of the request, to rebuild it when ``blob`` cannot be read
+    kind: str = ""
+    url: str = ""
+    method: str = "GET"
+    #: ``requests.format``: the request format that wrote ``blob``
+    format: int = 1
 
 
 @dataclasses.dataclass(frozen=True)

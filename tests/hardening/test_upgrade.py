@@ -204,3 +204,40 @@ def test_a_harvest_of_the_previous_release_killed_and_resumed_loses_nothing(
             assert f"{len(waiting)} requests answered from the archive (no request)" in (
                 resumed.stderr
             )
+
+
+def test_requests_that_cannot_be_read_are_rebuilt_from_their_rows(tmp_path: Path) -> None:
+    """Every request left pending by a killed crawl is made unreadable (a pickle today's code
+    cannot load, or another request format): the resumed crawl rebuilds each from its row
+    (kind, key, url) instead of failing it, and the harvest equals the truth."""
+    ws = tmp_path / "ws"
+    with running_replica(cases=30, seed=26, court_id=COURT) as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        cmd = crawl_command(replica.url, COURT, ws, settings={"CONCURRENT_REQUESTS": "4"})
+        with (tmp_path / "first.log").open("ab") as out:
+            proc = subprocess.Popen(
+                cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        try:
+            wait_until(lambda: _ok_cases(ws) >= 8, timeout=120, what="8 cases ok", proc=proc)
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        state = ws / "state.sqlite"
+        _sql(
+            state, "UPDATE requests SET request = X'80049500' WHERE status <> 'ok' AND id % 2 = 0"
+        )
+        _sql(state, "UPDATE requests SET format = 99 WHERE status <> 'ok' AND id % 2 = 1")
+        broken = _sql(
+            state,
+            "SELECT kind, count(*) FROM requests WHERE status <> 'ok' GROUP BY kind ORDER BY kind",
+        )
+        assert {kind for kind, _ in broken} >= {"case", "list"}  # both kinds left to rebuild
+        n_broken = sum(int(str(n)) for _, n in broken)
+
+        resumed = crawl(replica.url, COURT, ws)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        assert f"'harvest/scheduler/rebuilt': {n_broken}," in resumed.stderr
+        assert "'harvest/scheduler/unserializable'" not in resumed.stderr
+        assert _sql(state, "SELECT count(*) FROM requests WHERE status = 'error'") == [(0,)]
+        assert mismatches(exported(ws), truth) == {}
