@@ -30,8 +30,10 @@ The database holds pickled requests: give the harvest role a database of its own
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
+import time
 import uuid
 from typing import TYPE_CHECKING, Any, Final
 
@@ -375,7 +377,9 @@ class PostgresRequestStore:
         lost group commit); ``FULL``/``EXTRA`` wait for the WAL flush. ``defer_commit``: group
         commit, as :meth:`extensions.sqlite_store.SqliteRequestStore.open` describes.
         ``lease_ttl``: seconds a court lease lives without a heartbeat; ``heartbeat_interval``
-        (default a third of it): how often the store's thread renews it.
+        (default a third of it): how often the store's thread renews it. A schema upgrade
+        waits up to ``lease_ttl`` seconds for the crawls of an older version (their live
+        leases) to end, then refuses (docs/postgres.md, "Upgrades").
 
         Raises :class:`StateError` (server unreachable, login refused, a database whose tables
         are not harvest's, another schema version), never naming the password.
@@ -393,7 +397,7 @@ class PostgresRequestStore:
         secret = _password(url)
         conn = _connect(url, secret, synchronous=synchronous, lock_timeout=busy_timeout)
         try:
-            version = _prepare(conn, url, secret, readonly=readonly)
+            version = _prepare(conn, url, secret, readonly=readonly, upgrade_wait=lease_ttl)
         except BaseException:
             conn.close()
             raise
@@ -1402,10 +1406,17 @@ def _connect(
 
 
 def _prepare(
-    conn: psycopg.Connection[Any], url: str, secret: str | None, *, readonly: bool
+    conn: psycopg.Connection[Any],
+    url: str,
+    secret: str | None,
+    *,
+    readonly: bool,
+    upgrade_wait: float = DEFAULT_LEASE_TTL,
 ) -> int:
     """Create the schema or upgrade it (writable) and check the tables are harvest's, at a
-    version this code reads; returns that version."""
+    version this code reads; returns that version. An upgrade first waits up to
+    ``upgrade_wait`` seconds for the crawls of an older version to end (their live leases),
+    then refuses (:class:`OlderWorkersLive`)."""
     where = redact_url(url)
     try:
         with conn.transaction():
@@ -1425,13 +1436,20 @@ def _prepare(
                     f"{where} has request-state schema version {found}, this code expects "
                     f"{SCHEMA_VERSION}; use a matching harvest version or another database"
                 ),
-                upgrades={2: _migrate_2_to_3},
+                upgrades={2: functools.partial(_migrate_2_to_3, wait=upgrade_wait)},
             )
             if version == SCHEMA_VERSION and not readonly:
                 _add_courts_table(conn)
-                _add_lease_identity(conn)
-                _add_request_format(conn)
+                _add_lease_identity(conn, wait=upgrade_wait)
+                _add_request_format(conn, wait=upgrade_wait)
             return version
+    except OlderWorkersLive as exc:
+        raise StateError(
+            f"cannot upgrade the request state {where}: {exc.count} crawls of an older harvest "
+            f"version still hold court leases in it ({exc.holders}); waited {exc.waited:.0f} s "
+            "for them to end. Nothing was changed: let them finish (or stop them, one Ctrl+C "
+            "each), then start this version again"
+        ) from None
     except psycopg.errors.LockNotAvailable as exc:
         raise StateError(
             f"cannot upgrade the request state {where} to schema version {SCHEMA_VERSION}: its "
@@ -1475,8 +1493,53 @@ def _add_courts_table(conn: psycopg.Connection[Any]) -> None:
     )
 
 
+class OlderWorkersLive(Exception):
+    """Crawls of an older version hold live leases: the schema is not upgraded under them."""
+
+    def __init__(self, count: int, holders: str, waited: float) -> None:
+        super().__init__(holders)
+        self.count = count
+        self.holders = holders
+        self.waited = waited
+
+
+def _wait_for_older_workers(conn: psycopg.Connection[Any], wait: float) -> None:
+    """Before a schema change (under the schema lock): wait up to ``wait`` seconds until no
+    court lease is live (every holder is a crawl of the older version: this one has not
+    started), else raise :class:`OlderWorkersLive`. Changing the tables under such a crawl
+    would stall it on the change's lock, or kill it with a deadlock. The lease of a crawl
+    that died expires within its TTL, so the default wait (a TTL) never refuses for one."""
+    present = conn.execute("SELECT to_regclass('court_leases')").fetchone()
+    if present is None or present[0] is None:
+        return
+    started = time.monotonic()
+    said = False
+    while True:
+        live = conn.execute(
+            "SELECT court, pid, host, job FROM court_leases WHERE expires_at > clock_timestamp() "
+            "ORDER BY court"
+        ).fetchall()
+        if not live:
+            return
+        waited = time.monotonic() - started
+        if waited >= wait:
+            holders = "; ".join(
+                f"court {c} pid {p} host {h} job {j or '-'}" for c, p, h, j in live[:5]
+            ) + ("; ..." if len(live) > 5 else "")
+            raise OlderWorkersLive(len(live), holders, waited)
+        if not said:
+            said = True
+            logger.warning(
+                "the request state needs an upgrade, but %d crawls of an older harvest hold "
+                "court leases in it: waiting up to %.0f s for them to end",
+                len(live),
+                wait,
+            )
+        time.sleep(min(0.5, max(0.0, wait - waited)))
+
+
 # --- additive steps (issue 24; no version change: older code never reads these columns) ------
-def _add_lease_identity(conn: psycopg.Connection[Any]) -> None:
+def _add_lease_identity(conn: psycopg.Connection[Any], *, wait: float) -> None:
     """``court_leases.proc_start`` (:func:`harvest.liveness.process_identity` of the holder),
     added to a schema 3 database created before it; NULL in a lease taken by older code (such
     a holder is only ever taken over once its lease expires)."""
@@ -1487,10 +1550,11 @@ def _add_lease_identity(conn: psycopg.Connection[Any]) -> None:
     if present is not None:
         return
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    _wait_for_older_workers(conn, wait)
     conn.execute("ALTER TABLE court_leases ADD COLUMN IF NOT EXISTS proc_start TEXT")
 
 
-def _add_request_format(conn: psycopg.Connection[Any]) -> None:
+def _add_request_format(conn: psycopg.Connection[Any], *, wait: float) -> None:
     """``requests.format``: the request format (:data:`extensions.serialization.
     REQUEST_FORMAT`) that wrote the row's pickle; 1 for the rows of older code (all format 1),
     and for the rows older code adds later (the column's default)."""
@@ -1501,13 +1565,14 @@ def _add_request_format(conn: psycopg.Connection[Any]) -> None:
     if present is not None:
         return
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    _wait_for_older_workers(conn, wait)
     conn.execute("ALTER TABLE requests ADD COLUMN IF NOT EXISTS format INTEGER NOT NULL DEFAULT 1")
 
 
 # --- end of the additive steps --------------------------------------------------------------
 
 
-def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
+def _migrate_2_to_3(conn: psycopg.Connection[Any], *, wait: float = DEFAULT_LEASE_TTL) -> None:
     """Bring a version 2 state to version 3, inside the caller's transaction (all or nothing).
 
     As the SQLite store's migration: ``requests.generation`` (0 for every existing row: the
@@ -1517,6 +1582,7 @@ def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
     of it is pending or in flight, at its last change), the index of a generation's open rows
     and the transition trigger's ``renewed`` detail (the schema script, which is idempotent).
     """
+    _wait_for_older_workers(conn, wait)  # under prepare_schema's lock
     conn.execute(
         "ALTER TABLE requests ADD COLUMN IF NOT EXISTS generation INTEGER NOT NULL DEFAULT 0, "
         "ADD COLUMN IF NOT EXISTS succeeded_at TEXT"
