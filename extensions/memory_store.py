@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
 from harvest.identity import SOURCE_TYPE_PREFIX
 
@@ -284,7 +285,17 @@ class MemoryRequestStore:
         row = min(candidates, key=lambda r: (-r.priority, r.id))
         row.attempts += 1
         self._move(row, Status.INFLIGHT, run_id, "dispatched", f"attempt {row.attempts}")
-        return Claimed(row.id, row.key, row.group, row.attempts, row.retries, row.blob)
+        return Claimed(
+            row.id,
+            row.key,
+            row.group,
+            row.attempts,
+            row.retries,
+            row.blob,
+            kind=row.kind,
+            url=row.url,
+            method=row.method,
+        )
 
     def open_group(self, court: str, group: str, run_id: int) -> None:
         self._d.open_groups.setdefault(court, {})[group] = None
@@ -388,7 +399,16 @@ class MemoryRequestStore:
             try:
                 con = sqlite3.connect(f"{items_path.resolve().as_uri()}?mode=ro", uri=True)
                 try:
-                    present = set(con.execute("SELECT dedupe_key, part FROM parts"))
+                    columns = {r[1] for r in con.execute("PRAGMA table_info(parts)")}
+                    # a part of an older item format counts as missing, as in the SQLite store
+                    present = set(
+                        con.execute(
+                            "SELECT dedupe_key, part FROM parts WHERE schema_version >= ?",
+                            (ITEM_SCHEMA_VERSION,),
+                        )
+                        if "schema_version" in columns
+                        else ()
+                    )
                     items = "present"
                 finally:
                     con.close()

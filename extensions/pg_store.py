@@ -31,23 +31,28 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import threading
+import time
 import uuid
 from typing import TYPE_CHECKING, Any, Final
 
 import psycopg
 from psycopg.pq import TransactionStatus
 
+from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
 from harvest.dburl import is_database_url, redact_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
-from harvest.postgres import connect, prepare_schema
+from harvest.liveness import holder_state, process_identity
+from harvest.postgres import connect, drop_lease, hold_lease, prepare_schema
 
 from .store import (
     COURT_ACCESS_COLUMNS,
     COURT_COLUMNS,
     NOTICES,
+    REQUEST_FORMAT,
     Claimed,
     CourtCheck,
     CourtRecord,
@@ -220,7 +225,10 @@ CREATE TABLE IF NOT EXISTS court_leases (
     run_id       BIGINT,
     acquired_at  TIMESTAMPTZ NOT NULL,
     heartbeat_at TIMESTAMPTZ NOT NULL,
-    expires_at   TIMESTAMPTZ NOT NULL
+    expires_at   TIMESTAMPTZ NOT NULL,
+    -- the holder's harvest.liveness.process_identity (boot id:start ticks): a holder dead on
+    -- this very host is taken over at once (added by _add_lease_identity on older databases)
+    proc_start   TEXT
 );
 
 -- counts as views, not trigger-kept tables: on a database shared by many workers a counter
@@ -297,11 +305,20 @@ WITH x AS (
                AS part
     FROM x
 )
-SELECT id, key, dedupe_key, part FROM z
+SELECT id, key, dedupe_key, part,
+       EXISTS (SELECT 1 FROM harvest_parts AS p
+               WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part) AS older
+FROM z
 WHERE NOT EXISTS (
     SELECT 1 FROM harvest_parts AS p WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part
+    AND p.schema_version >= %(format)s
 )
 """
+
+
+#: Why a cross-checked ``ok`` row is fetched again (its ``released`` note).
+_MISSING: Final = " is missing from the item store"
+_OLDER: Final = " is of an older item format and its page is not in the archive"
 
 
 class LeaseLost(StateError):
@@ -366,7 +383,9 @@ class PostgresRequestStore:
         lost group commit); ``FULL``/``EXTRA`` wait for the WAL flush. ``defer_commit``: group
         commit, as :meth:`extensions.sqlite_store.SqliteRequestStore.open` describes.
         ``lease_ttl``: seconds a court lease lives without a heartbeat; ``heartbeat_interval``
-        (default a third of it): how often the store's thread renews it.
+        (default a third of it): how often the store's thread renews it. A schema upgrade
+        waits up to ``lease_ttl`` seconds for the crawls of an older version (their live
+        leases) to end, then refuses (docs/postgres.md, "Upgrades").
 
         Raises :class:`StateError` (server unreachable, login refused, a database whose tables
         are not harvest's, another schema version), never naming the password.
@@ -384,7 +403,7 @@ class PostgresRequestStore:
         secret = _password(url)
         conn = _connect(url, secret, synchronous=synchronous, lock_timeout=busy_timeout)
         try:
-            version = _prepare(conn, url, secret, readonly=readonly)
+            version = _prepare(conn, url, secret, readonly=readonly, upgrade_wait=lease_ttl)
         except BaseException:
             conn.close()
             raise
@@ -599,49 +618,65 @@ class PostgresRequestStore:
                 with conn.transaction():
                     taken = conn.execute(
                         "INSERT INTO court_leases (court, holder, pid, host, job, started_at, "
-                        "acquired_at, heartbeat_at, expires_at) VALUES (%s, %s, %s, %s, %s, %s, "
-                        "now(), now(), now() + make_interval(secs => %s)) "
+                        "acquired_at, heartbeat_at, expires_at, proc_start) VALUES (%s, %s, %s, "
+                        "%s, %s, %s, now(), now(), now() + make_interval(secs => %s), %s) "
                         "ON CONFLICT (court) DO NOTHING RETURNING court",
                         (run.court, self._token, run.pid, run.host, run.job, run.started_at,
-                         self._lease_ttl),
+                         self._lease_ttl, _identity_of(run)),
                     ).fetchone()  # fmt: skip
                     if taken is None:
                         self._take_over(conn, run, at)
             except psycopg.Error as exc:
                 raise self._db_error(exc, f"take the lease of court {run.court!r}") from None
         self._lease_courts.append(run.court)
+        hold_lease(self._url, run.court, self._token)  # the item store's fencing token
         logger.debug("lease of court %s taken (holder %s)", run.court, holder)
         if self._heartbeat_thread is None:
             self._start_heartbeat()
 
     def _take_over(self, conn: psycopg.Connection[Any], run: RunInfo, at: str) -> None:
-        """The lease row exists: refuse a live holder, take over an expired (or own) one."""
+        """The lease row exists: refuse a live holder, take over an expired (or own) one, or
+        at once the one of a holder known dead (a pid gone or reused on this very host,
+        :func:`harvest.liveness.holder_state`)."""
         row = conn.execute(
             "SELECT holder, pid, host, job, started_at, run_id, expires_at <= now() AS expired, "
             "to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
-            "greatest(0, extract(epoch FROM expires_at - now())) "
+            "greatest(0, extract(epoch FROM expires_at - now())), proc_start "
             "FROM court_leases WHERE court = %s FOR UPDATE",
             (run.court,),
         ).fetchone()
         assert row is not None  # the INSERT conflicted and leases are only deleted by holders
-        token, pid, host, job, started_at, run_id, expired, expires_at, left = row
+        token, pid, host, job, started_at, run_id, expired, expires_at, left, identity = row
         old = {"pid": pid, "host": host, "started_at": started_at, "job": job, "run_id": run_id}
-        if not expired and token != self._token:
+        state = holder_state(host, pid, identity)
+        if not expired and token != self._token and not state.dead:
             raise CrawlLocked(
                 run.court,
                 {**old, "court": run.court},
                 f"lease in {self.path}, expires at {expires_at} (in {float(left):.0f} s) unless "
                 "its holder stops heartbeating",
+                scope=(
+                    "by another process on this host sharing the request state"
+                    if state.same_host
+                    else f"from host {host} (another node or workspace sharing the request state)"
+                ),
             )
         conn.execute(
             "UPDATE court_leases SET holder = %s, pid = %s, host = %s, job = %s, "
             "started_at = %s, run_id = NULL, acquired_at = now(), heartbeat_at = now(), "
-            "expires_at = now() + make_interval(secs => %s) WHERE court = %s",
-            (self._token, run.pid, run.host, run.job, run.started_at, self._lease_ttl, run.court),
+            "expires_at = now() + make_interval(secs => %s), proc_start = %s WHERE court = %s",
+            (self._token, run.pid, run.host, run.job, run.started_at, self._lease_ttl,
+             _identity_of(run), run.court),
+        )  # fmt: skip
+        ended = (
+            f"expired at {expires_at}"
+            if expired or token == self._token
+            else f"was held by a dead process ({state.why}; the lease would have expired at "
+            f"{expires_at})"
         )
         why = (
-            f"lease of pid {pid} host {host} job {job or '-'} run {run_id or '-'} expired at "
-            f"{expires_at}: taken over by pid {run.pid} host {run.host}"
+            f"lease of pid {pid} host {host} job {job or '-'} run {run_id or '-'} {ended}: "
+            f"taken over by pid {run.pid} host {run.host}"
         )
         released = conn.execute(
             "UPDATE requests SET status = 'pending', last_event = 'released', note = %s, "
@@ -716,6 +751,7 @@ class PostgresRequestStore:
         if court is not None and len(self._lease_courts) > 1:
             # one court of several: its lease row goes, the heartbeat goes on for the others
             self._lease_courts.remove(court)
+            drop_lease(self._url, court)
             with self._lease_lock:
                 try:
                     self._lease().execute(
@@ -731,6 +767,8 @@ class PostgresRequestStore:
                     )
             return
         courts, self._lease_courts = list(self._lease_courts), []
+        for each in courts:
+            drop_lease(self._url, each)
         self._heartbeat_stop.set()
         thread, self._heartbeat_thread = self._heartbeat_thread, None
         if thread is not None and thread is not threading.current_thread():
@@ -853,12 +891,13 @@ class PostgresRequestStore:
         at = utc_now()
         row = self._x(
             "WITH ins AS (INSERT INTO requests (key, kind, court, group_key, status, priority, "
-            "method, url, request, created_at, updated_at, run_id, generation) "
+            "method, url, request, created_at, updated_at, run_id, generation, format) "
             "VALUES (%(key)s, %(kind)s, %(court)s, %(group)s, 'pending', %(priority)s, "
-            "%(method)s, %(url)s, %(blob)s, %(at)s, %(at)s, %(run)s, %(gen)s) "
+            "%(method)s, %(url)s, %(blob)s, %(at)s, %(at)s, %(run)s, %(gen)s, %(format)s) "
             "ON CONFLICT (key) DO NOTHING RETURNING id), "
             "renewed AS (UPDATE requests SET status = 'pending', last_event = 'renewed', "
-            "generation = %(gen)s, request = %(blob)s, url = %(url)s, method = %(method)s, "
+            "generation = %(gen)s, request = %(blob)s, format = %(format)s, url = %(url)s, "
+            "method = %(method)s, "
             "priority = %(priority)s, group_key = %(group)s, attempts = 0, retries = 0, "
             "last_error = NULL, note = NULL, updated_at = %(at)s, run_id = %(run)s "
             "WHERE key = %(key)s AND generation < %(gen)s "
@@ -866,7 +905,7 @@ class PostgresRequestStore:
             "SELECT id FROM ins UNION ALL SELECT id FROM renewed",
             {"key": req.key, "kind": req.kind, "court": req.court, "group": req.group,
              "priority": req.priority, "method": req.method, "url": req.url, "blob": req.blob,
-             "at": at, "run": run_id, "gen": req.generation},
+             "at": at, "run": run_id, "gen": req.generation, "format": REQUEST_FORMAT},
             doing="add a request",
         ).fetchone()  # fmt: skip
         return None if row is None else int(row[0])
@@ -980,7 +1019,7 @@ class PostgresRequestStore:
             "UPDATE requests AS r SET status = 'inflight', last_event = 'dispatched', "
             "attempts = r.attempts + 1, updated_at = %s, run_id = %s FROM next "
             "WHERE r.id = next.id RETURNING r.id, r.key, r.group_key, r.attempts, r.retries, "
-            "r.request",
+            "r.request, r.kind, r.url, r.method, r.format",
             params,
             doing="claim a request",
         ).fetchone()
@@ -993,6 +1032,10 @@ class PostgresRequestStore:
             attempts=row[3],
             retries=row[4],
             blob=bytes(row[5]),
+            kind=row[6],
+            url=row[7],
+            method=row[8],
+            format=row[9],
         )
 
     def open_group(self, court: str, group: str, run_id: int) -> None:
@@ -1160,18 +1203,20 @@ class PostgresRequestStore:
         self.commit()
         court_cond = "AND court = %(court)s" if court is not None else ""
         missing_sql = _MISSING_PARTS_SQL.format(court_cond=court_cond)
-        params = {"prefix": SOURCE_TYPE_PREFIX, "court": court}
+        params = {"prefix": SOURCE_TYPE_PREFIX, "court": court, "format": ITEM_SCHEMA_VERSION}
         try:
             with self._conn.transaction():
                 conn = self._conn
                 conn.execute(
                     "CREATE TEMPORARY TABLE harvest_parts (dedupe_key TEXT, part TEXT, "
-                    "PRIMARY KEY (dedupe_key, part)) ON COMMIT DROP"
+                    "schema_version INTEGER, PRIMARY KEY (dedupe_key, part)) ON COMMIT DROP"
                 )
                 if shared:
+                    # a part of an older item format counts as missing (issue 24): the
+                    # crawl's start rebuilds from the archive what it can, the rest is fetched
                     conn.execute(
-                        "INSERT INTO harvest_parts SELECT dedupe_key, part FROM parts"
-                        + (" WHERE court = %(court)s" if court is not None else ""),
+                        "INSERT INTO harvest_parts SELECT dedupe_key, part, schema_version "
+                        "FROM parts" + (" WHERE court = %(court)s" if court is not None else ""),
                         params,
                     )
                 conn.execute("ANALYZE harvest_parts")
@@ -1191,17 +1236,20 @@ class PostgresRequestStore:
                         missing=int(row[0]) if row else 0, sample=sample, items=items
                     )
                 missing = conn.execute(
-                    "SELECT id, dedupe_key, part FROM harvest_missing ORDER BY id"
+                    "SELECT id, dedupe_key, part, older FROM harvest_missing ORDER BY id"
                 ).fetchall()
                 at = utc_now()
                 with conn.cursor() as cur:
                     # row by row in id order (pipelined): the events come in the SQLite order
                     cur.executemany(
                         "UPDATE requests SET status = 'pending', last_event = 'released', "
-                        "note = 'was ok, but its part ' || %s || ' of ' || %s || "
-                        "' is missing from the item store: fetched again', updated_at = %s, "
+                        "note = 'was ok, but its part ' || %s || ' of ' || %s || %s || "
+                        "': fetched again', updated_at = %s, "
                         "run_id = %s WHERE id = %s AND status = 'ok'",
-                        [(part, key, at, reset_run, rid) for rid, key, part in missing],
+                        [
+                            (part, key, _OLDER if older else _MISSING, at, reset_run, rid)
+                            for rid, key, part, older in missing
+                        ],
                     )
                     n = max(cur.rowcount, 0)
                 return PartsCheck(missing=n, sample=sample, items=items)
@@ -1388,10 +1436,17 @@ def _connect(
 
 
 def _prepare(
-    conn: psycopg.Connection[Any], url: str, secret: str | None, *, readonly: bool
+    conn: psycopg.Connection[Any],
+    url: str,
+    secret: str | None,
+    *,
+    readonly: bool,
+    upgrade_wait: float = DEFAULT_LEASE_TTL,
 ) -> int:
     """Create the schema or upgrade it (writable) and check the tables are harvest's, at a
-    version this code reads; returns that version."""
+    version this code reads; returns that version. An upgrade first waits up to
+    ``upgrade_wait`` seconds for the crawls of an older version to end (their live leases),
+    then refuses (:class:`OlderWorkersLive`)."""
     where = redact_url(url)
     try:
         with conn.transaction():
@@ -1411,12 +1466,21 @@ def _prepare(
                     f"{where} has request-state schema version {found}, this code expects "
                     f"{SCHEMA_VERSION}; use a matching harvest version or another database"
                 ),
-                upgrades={2: _migrate_2_to_3},
+                upgrades={2: functools.partial(_migrate_2_to_3, wait=upgrade_wait)},
             )
             if version == SCHEMA_VERSION and not readonly:
                 _add_courts_table(conn)
                 _add_court_access_columns(conn)
+                _add_lease_identity(conn, wait=upgrade_wait)
+                _add_request_format(conn, wait=upgrade_wait)
             return version
+    except OlderWorkersLive as exc:
+        raise StateError(
+            f"cannot upgrade the request state {where}: {exc.count} crawls of an older harvest "
+            f"version still hold court leases in it ({exc.holders}); waited {exc.waited:.0f} s "
+            "for them to end. Nothing was changed: let them finish (or stop them, one Ctrl+C "
+            "each), then start this version again"
+        ) from None
     except psycopg.errors.LockNotAvailable as exc:
         raise StateError(
             f"cannot upgrade the request state {where} to schema version {SCHEMA_VERSION}: its "
@@ -1480,7 +1544,86 @@ def _add_court_access_columns(conn: psycopg.Connection[Any]) -> None:
 # --- end of court access ------------------------------------------------------------------------
 
 
-def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
+class OlderWorkersLive(Exception):
+    """Crawls of an older version hold live leases: the schema is not upgraded under them."""
+
+    def __init__(self, count: int, holders: str, waited: float) -> None:
+        super().__init__(holders)
+        self.count = count
+        self.holders = holders
+        self.waited = waited
+
+
+def _wait_for_older_workers(conn: psycopg.Connection[Any], wait: float) -> None:
+    """Before a schema change (under the schema lock): wait up to ``wait`` seconds until no
+    court lease is live (every holder is a crawl of the older version: this one has not
+    started), else raise :class:`OlderWorkersLive`. Changing the tables under such a crawl
+    would stall it on the change's lock, or kill it with a deadlock. The lease of a crawl
+    that died expires within its TTL, so the default wait (a TTL) never refuses for one."""
+    present = conn.execute("SELECT to_regclass('court_leases')").fetchone()
+    if present is None or present[0] is None:
+        return
+    started = time.monotonic()
+    said = False
+    while True:
+        live = conn.execute(
+            "SELECT court, pid, host, job FROM court_leases WHERE expires_at > clock_timestamp() "
+            "ORDER BY court"
+        ).fetchall()
+        if not live:
+            return
+        waited = time.monotonic() - started
+        if waited >= wait:
+            holders = "; ".join(
+                f"court {c} pid {p} host {h} job {j or '-'}" for c, p, h, j in live[:5]
+            ) + ("; ..." if len(live) > 5 else "")
+            raise OlderWorkersLive(len(live), holders, waited)
+        if not said:
+            said = True
+            logger.warning(
+                "the request state needs an upgrade, but %d crawls of an older harvest hold "
+                "court leases in it: waiting up to %.0f s for them to end",
+                len(live),
+                wait,
+            )
+        time.sleep(min(0.5, max(0.0, wait - waited)))
+
+
+# --- additive steps (issue 24; no version change: older code never reads these columns) ------
+def _add_lease_identity(conn: psycopg.Connection[Any], *, wait: float) -> None:
+    """``court_leases.proc_start`` (:func:`harvest.liveness.process_identity` of the holder),
+    added to a schema 3 database created before it; NULL in a lease taken by older code (such
+    a holder is only ever taken over once its lease expires)."""
+    present = conn.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = 'court_leases' AND column_name = 'proc_start'"
+    ).fetchone()
+    if present is not None:
+        return
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    _wait_for_older_workers(conn, wait)
+    conn.execute("ALTER TABLE court_leases ADD COLUMN IF NOT EXISTS proc_start TEXT")
+
+
+def _add_request_format(conn: psycopg.Connection[Any], *, wait: float) -> None:
+    """``requests.format``: the request format (:data:`extensions.serialization.
+    REQUEST_FORMAT`) that wrote the row's pickle; 1 for the rows of older code (all format 1),
+    and for the rows older code adds later (the column's default)."""
+    present = conn.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = 'requests' AND column_name = 'format'"
+    ).fetchone()
+    if present is not None:
+        return
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    _wait_for_older_workers(conn, wait)
+    conn.execute("ALTER TABLE requests ADD COLUMN IF NOT EXISTS format INTEGER NOT NULL DEFAULT 1")
+
+
+# --- end of the additive steps --------------------------------------------------------------
+
+
+def _migrate_2_to_3(conn: psycopg.Connection[Any], *, wait: float = DEFAULT_LEASE_TTL) -> None:
     """Bring a version 2 state to version 3, inside the caller's transaction (all or nothing).
 
     As the SQLite store's migration: ``requests.generation`` (0 for every existing row: the
@@ -1490,6 +1633,7 @@ def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
     of it is pending or in flight, at its last change), the index of a generation's open rows
     and the transition trigger's ``renewed`` detail (the schema script, which is idempotent).
     """
+    _wait_for_older_workers(conn, wait)  # under prepare_schema's lock
     conn.execute(
         "ALTER TABLE requests ADD COLUMN IF NOT EXISTS generation INTEGER NOT NULL DEFAULT 0, "
         "ADD COLUMN IF NOT EXISTS succeeded_at TEXT"
@@ -1507,6 +1651,11 @@ def _migrate_2_to_3(conn: psycopg.Connection[Any]) -> None:
     )
     conn.execute("UPDATE harvest_schema SET version = %s", (SCHEMA_VERSION,))
     logger.info("request state upgraded from schema version 2 to %d (generations)", SCHEMA_VERSION)
+
+
+def _identity_of(run: RunInfo) -> str | None:
+    """The lease's ``proc_start``: the identity of the holder process (``run.pid``)."""
+    return process_identity(run.pid)
 
 
 def _holder(run: RunInfo, run_id: int | None) -> dict[str, Any]:

@@ -56,6 +56,8 @@ from .config import SchedulerConfig
 from .reasons import reason_for_exception, scrub, strip_userinfo
 from .serialization import UnserializableRequest, dumps_request, loads_request
 from .store import (
+    REQUEST_FORMAT,
+    Claimed,
     Generation,
     NewRequest,
     PageWarning,
@@ -250,6 +252,11 @@ class HarvestScheduler(BaseScheduler):
             released = store.release_inflight(
                 self.court, self.run_id, why="in flight when a previous run ended"
             )
+            rebuild = getattr(spider, "rebuild_older_parts", None)
+            if self.items_path is not None and callable(rebuild):
+                # an upgrade: parts of an older item format re-parsed from the archive (no
+                # request); the check below sends back what is still of an older format
+                rebuild(self.court)
             if self.items_path is not None:
                 self._rebuild_from_archive(spider, store)
             check = (
@@ -491,6 +498,7 @@ class HarvestScheduler(BaseScheduler):
             if claimed is None:
                 return None
             assert self.spider is not None
+            blob = claimed.blob
             if claimed.group is not None and claimed.group not in self._open:
                 self._open[claimed.group] = None
                 self.store.open_group(self.court, claimed.group, self.run_id)
@@ -504,8 +512,17 @@ class HarvestScheduler(BaseScheduler):
                 request = recent
                 break
             try:
+                if claimed.format != REQUEST_FORMAT:
+                    raise UnserializableRequest(
+                        f"request {claimed.key} was stored in request format {claimed.format}, "
+                        f"this harvest reads format {REQUEST_FORMAT}"
+                    )
                 request = loads_request(claimed.blob, self.spider)
             except UnserializableRequest as exc:
+                rebuilt = self._rebuild(claimed, exc)
+                if rebuilt is not None:
+                    request, blob = rebuilt
+                    break
                 self._inc("unserializable")
                 self.store.finish(claimed.id, self.run_id, ok=False, reason=scrub(str(exc)))
                 self._release_group(claimed.id, claimed.group)
@@ -520,7 +537,7 @@ class HarvestScheduler(BaseScheduler):
         self._inflight[claimed.id] = _Flight(
             group=claimed.group,
             retries=claimed.retries,
-            blob=claimed.blob,
+            blob=blob,
             attempt=claimed.attempts,
             request_url=strip_userinfo(request.url),
         )
@@ -530,6 +547,29 @@ class HarvestScheduler(BaseScheduler):
         if self.stats is not None:
             self.stats.inc_value("scheduler/dequeued")
         return request
+
+    def _rebuild(
+        self, claimed: Claimed, why: UnserializableRequest
+    ) -> tuple[Request, bytes] | None:
+        """A stored request that cannot be read (another request format, a pickle older code
+        wrote that today's spider cannot rebuild), made again from its row by the spider's
+        ``request_from_row(kind, key, url, method)``; ``None`` when the spider cannot."""
+        assert self.spider is not None
+        hook = getattr(self.spider, "request_from_row", None)
+        if not callable(hook):
+            return None
+        try:
+            request = hook(claimed.kind, claimed.key, claimed.url, claimed.method)
+            if request is None:
+                return None
+            blob = dumps_request(request, self.spider)
+        except (UnserializableRequest, LookupError, ValueError, TypeError) as exc:
+            # the spider cannot either: the row fails as before
+            logger.debug("request %s not rebuilt from its row: %s", claimed.key, exc)
+            return None
+        self._inc("rebuilt")
+        logger.warning("%s: rebuilt from its row (kind, key, url)", scrub(str(why)))
+        return request, blob
 
     # --- enqueue helpers ------------------------------------------------------------------------
 

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.request import request_from_dict
 
+from .store import REQUEST_FORMAT
+
 if TYPE_CHECKING:
     from scrapy import Request, Spider
 
-__all__ = ["UnserializableRequest", "dumps_request", "loads_request"]
+__all__ = ["REQUEST_FORMAT", "UnserializableRequest", "dumps_request", "loads_request"]
 
 PICKLE_PROTOCOL = 4
 

@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
 from harvest.holder_lock import HolderLock, LockHeld
 from harvest.identity import SOURCE_TYPE_PREFIX
@@ -35,6 +36,7 @@ from .store import (
     COURT_ACCESS_COLUMNS,
     COURT_COLUMNS,
     NOTICES,
+    REQUEST_FORMAT,
     Claimed,
     CourtCheck,
     CourtRecord,
@@ -269,9 +271,13 @@ WITH x AS (
                AS part
     FROM y
 )
-SELECT id, key, dedupe_key, part FROM z
+SELECT id, key, dedupe_key, part,
+       EXISTS (SELECT 1 FROM harvest_items.parts AS p
+               WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part) AS older
+FROM z
 WHERE NOT EXISTS (
     SELECT 1 FROM harvest_items.parts AS p WHERE p.dedupe_key = z.dedupe_key AND p.part = z.part
+    AND {current}
 )
 ORDER BY id
 """
@@ -483,6 +489,7 @@ class SqliteRequestStore:
                 version = SCHEMA_VERSION
             if version in _READABLE_VERSIONS and not readonly:
                 _add_queue_ms(conn)
+                _add_request_format(conn)
             if version not in _READABLE_VERSIONS:
                 raise StateError(
                     f"{str(path)!r} has request-state schema version {version}, this code "
@@ -726,10 +733,12 @@ class SqliteRequestStore:
             self._w()
             .execute(
                 "INSERT INTO requests (key, kind, court, group_key, status, priority, method, "
-                "url, request, created_at, updated_at, run_id, generation) "
-                "VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO "
+                "url, request, created_at, updated_at, run_id, generation, format) "
+                f"VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, {REQUEST_FORMAT}) "
+                "ON CONFLICT (key) DO "
                 "UPDATE SET status = 'pending', last_event = 'renewed', "
                 "generation = excluded.generation, request = excluded.request, "
+                "format = excluded.format, "
                 "url = excluded.url, method = excluded.method, priority = excluded.priority, "
                 "group_key = excluded.group_key, attempts = 0, retries = 0, last_error = NULL, "
                 "note = NULL, updated_at = excluded.updated_at, run_id = excluded.run_id "
@@ -869,14 +878,23 @@ class SqliteRequestStore:
             f"SELECT id FROM {source} "
             f"WHERE court = ? AND status = 'pending'{cond} "
             "ORDER BY priority DESC, id LIMIT 1) "
-            "RETURNING id, key, group_key, attempts, retries, request",
+            "RETURNING id, key, group_key, attempts, retries, request, kind, url, method, format",
             params,
         )
         row = cur.fetchone()
         if row is None:
             return None
         return Claimed(
-            id=row[0], key=row[1], group=row[2], attempts=row[3], retries=row[4], blob=row[5]
+            id=row[0],
+            key=row[1],
+            group=row[2],
+            attempts=row[3],
+            retries=row[4],
+            blob=row[5],
+            kind=row[6],
+            url=row[7],
+            method=row[8],
+            format=row[9],
         )
 
     def open_group(self, court: str, group: str, run_id: int) -> None:
@@ -1001,10 +1019,20 @@ class SqliteRequestStore:
         items = self._attach_items(items_path)
         try:
             where = "status = 'ok' AND kind IN ('case', 'tab')"
-            params: dict[str, Any] = {"prefix": SOURCE_TYPE_PREFIX, "court": court}
+            params: dict[str, Any] = {
+                "prefix": SOURCE_TYPE_PREFIX,
+                "court": court,
+                "format": ITEM_SCHEMA_VERSION,
+            }
             if court is not None:
                 where += " AND court = :court"
-            missing_sql = _MISSING_PARTS_SQL.format(where=where)
+            versions = {r[1] for r in conn.execute("PRAGMA harvest_items.table_info(parts)")}
+            missing_sql = _MISSING_PARTS_SQL.format(
+                where=where,
+                # a part of an older item format counts as missing (issue 24): the crawl's
+                # start rebuilds from the archive what it can, the rest is fetched again
+                current="p.schema_version >= :format" if "schema_version" in versions else "0",
+            )
             if reset_run is None:
                 rows = conn.execute(missing_sql, params).fetchall()
                 return PartsCheck(
@@ -1021,7 +1049,9 @@ class SqliteRequestStore:
                 n = tx.execute(
                     "UPDATE requests SET status = 'pending', last_event = 'released', "
                     "note = 'was ok, but its part ' || m.part || ' of ' || m.dedupe_key || "
-                    "' is missing from items.sqlite: fetched again', updated_at = :at, "
+                    "CASE WHEN m.older THEN ' is of an older item format and its page is not "
+                    "in the archive' ELSE ' is missing from items.sqlite' END || "
+                    "': fetched again', updated_at = :at, "
                     "run_id = :run FROM temp.harvest_missing AS m "
                     "WHERE requests.id = m.id AND requests.status = 'ok'",
                     {"at": at, "run": reset_run},
@@ -1071,7 +1101,7 @@ class SqliteRequestStore:
         conn.execute("ATTACH DATABASE ':memory:' AS harvest_items")
         conn.execute(
             "CREATE TABLE harvest_items.parts (dedupe_key TEXT, part TEXT, "
-            "PRIMARY KEY (dedupe_key, part))"
+            "schema_version INTEGER, PRIMARY KEY (dedupe_key, part))"
         )
         return state
 
@@ -1283,6 +1313,19 @@ def _statements(script: str) -> list[str]:
                 out.append(current.strip())
             current = ""
     return out
+
+
+# --- additive step (issue 24; no version change: older code never reads the column) --------
+def _add_request_format(conn: sqlite3.Connection) -> None:
+    """``requests.format``: the request format (:data:`extensions.serialization.
+    REQUEST_FORMAT`) that wrote the row's pickle; 1 for the rows of older code (all format 1),
+    and for the rows older code adds later (the column's default)."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(requests)")}
+    if "format" not in columns:
+        conn.execute("ALTER TABLE requests ADD COLUMN format INTEGER NOT NULL DEFAULT 1")
+
+
+# --- end of the additive step ---------------------------------------------------------------
 
 
 def _add_queue_ms(conn: sqlite3.Connection) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,6 +26,7 @@ __all__ = [
     "COURT_COLUMNS",
     "KINDS",
     "NOTICES",
+    "REQUEST_FORMAT",
     "Claimed",
     "CourtCheck",
     "CourtRecord",
@@ -71,10 +72,23 @@ class StateError(RuntimeError):
     """The state database cannot be opened or used; the message says what to do."""
 
 
-class CrawlLocked(StateError):
-    """Another live crawl of the same court holds the workspace's crawl lock."""
+#: The format of a stored request (``requests.format``): 1 is ``Request.to_dict`` with callbacks
+#: by spider-method name, pickled (protocol 4), what every harvest so far wrote. A row of
+#: another format, or one that does not unpickle, is rebuilt from its row (kind, key, url) by
+#: the spider's ``request_from_row`` (docs/scheduler.md, "Upgrades").
+REQUEST_FORMAT: Final = 1
 
-    def __init__(self, court: str, holder: dict[str, Any], where: str) -> None:
+
+class CrawlLocked(StateError):
+    """Another live crawl of the same court holds its crawl lock (or lease).
+
+    ``scope`` says where that crawl is, as far as the store knows: the workspace's lock file
+    (SQLite, memory) is ``on this workspace``; a lease of a shared database names the host.
+    """
+
+    def __init__(
+        self, court: str, holder: dict[str, Any], where: str, *, scope: str = "on this workspace"
+    ) -> None:
         self.court = court
         self.holder = holder
         details = ", ".join(
@@ -83,7 +97,7 @@ class CrawlLocked(StateError):
             if holder.get(name) not in (None, "")
         )
         super().__init__(
-            f"court {court!r} is already being crawled on this workspace "
+            f"court {court!r} is already being crawled {scope} "
             f"({details or 'holder unknown'}; lock {where}); wait for that crawl to finish or "
             "stop it (one Ctrl+C), then run again"
         )
@@ -284,6 +298,12 @@ class Claimed:
     attempts: int
     retries: int
     blob: bytes
+    #: what the row says of the request, to rebuild it when ``blob`` cannot be read
+    kind: str = ""
+    url: str = ""
+    method: str = "GET"
+    #: ``requests.format``: the request format that wrote ``blob``
+    format: int = 1
 
 
 @dataclasses.dataclass(frozen=True)

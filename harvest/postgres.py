@@ -17,10 +17,39 @@ from psycopg import sql
 
 from harvest.dburl import redact_url, scrub
 
-__all__ = ["CONNECT_TIMEOUT", "connect", "prepare_schema"]
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "connect",
+    "drop_lease",
+    "hold_lease",
+    "lease_token",
+    "prepare_schema",
+]
 
 #: Seconds to wait for the server when connecting.
 CONNECT_TIMEOUT: Final = 10
+
+
+# --- the fencing tokens of this process's court leases ------------------------------------------
+#: (database, court) -> the token (``court_leases.holder``) of the lease this process took. Kept
+#: after the lease is lost (taken over): the item store then finds another token in the row and
+#: refuses the write (:mod:`pipelines.pg_items`); removed when the lease is given up.
+_LEASES: dict[tuple[str, str], str] = {}
+
+
+def hold_lease(url: str, court: str, token: str) -> None:
+    """Record that this process holds ``court``'s lease in the database of ``url``."""
+    _LEASES[(redact_url(url), court)] = token
+
+
+def drop_lease(url: str, court: str) -> None:
+    """This process gave ``court``'s lease up: its writes are no longer fenced by it."""
+    _LEASES.pop((redact_url(url), court), None)
+
+
+def lease_token(url: str, court: str) -> str | None:
+    """The token of the lease this process took on ``court`` (``None``: it took none)."""
+    return _LEASES.get((redact_url(url), court))
 
 
 def connect(

@@ -162,6 +162,10 @@ _SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
 _ARCHIVE_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     # each request's final response and every warm-up (below Retry 550 and Redirect 600)
     "harvest.archive.middleware.ArchiveMiddleware": 30,
+    # a pending request whose page an earlier run of this generation archived is answered
+    # from the archive (a resumed or upgraded crawl asks the court once): after the court
+    # guard 30, before validation 580 and the session warm-ups 700
+    "harvest.archive.replay.ArchiveReplayMiddleware": 40,
 }
 
 # --- assembled (do not edit: add to the section of your component above) --------------------

@@ -33,7 +33,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from harvest.dburl import is_database_url, redact_url, scrub
-from harvest.postgres import connect, prepare_schema
+from harvest.postgres import connect, lease_token, prepare_schema
 from pipelines.store import (
     _HISTORY_SCHEMA,
     _SCHEMA,
@@ -41,6 +41,7 @@ from pipelines.store import (
     SCHEMA_VERSION,
     ItemStore,
     ItemStoreError,
+    LeaseFenced,
     _Rows,
 )
 
@@ -172,6 +173,25 @@ class PostgresItemStore(ItemStore):
                 yield
         except psycopg.Error as exc:
             raise self._error("cannot write", exc) from None
+
+    def _fence(self, court: str) -> None:
+        """The fencing token: when this process took ``court``'s lease in this database
+        (:func:`harvest.postgres.lease_token`), the lease row must still name it, read with a
+        ``FOR SHARE`` lock in the write's own transaction, so that a takeover waits for this
+        write and a write after a takeover is refused (nothing written)."""
+        token = lease_token(self._url, court)
+        if token is None:
+            return  # this process holds no lease of the court (not a crawl): nothing to fence
+        row = self._pg.execute(
+            "SELECT holder, pid, host FROM court_leases WHERE court = %s FOR SHARE", (court,)
+        ).fetchone()
+        if row is None or row[0] != token:
+            who = "nobody" if row is None else f"pid {row[1]} host {row[2]}"
+            raise LeaseFenced(
+                f"item store {self.location}: the lease of court {court!r} is no longer this "
+                f"crawl's (it stalled past HARVEST_LEASE_TTL and the court is now held by "
+                f"{who}): the part was not written, the crawl that holds the court stores it"
+            )
 
     def _error(self, what: str, exc: Exception) -> ItemStoreError:
         return ItemStoreError(

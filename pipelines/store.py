@@ -64,6 +64,7 @@ __all__ = [
     "InvalidPart",
     "ItemStore",
     "ItemStoreError",
+    "LeaseFenced",
     "PartFetch",
     "PartRecord",
     "ShippedDocument",
@@ -156,10 +157,17 @@ class UpsertResult(enum.Enum):
     CREATED = "created"
     UPDATED = "updated"
     UNCHANGED = "unchanged"
+    #: the stored part was fetched later than this one: kept, nothing written
+    STALE = "stale"
 
 
 class ItemStoreError(RuntimeError):
     """The item store cannot be used (corrupt, foreign, missing, locked); nothing was written."""
+
+
+class LeaseFenced(ItemStoreError):
+    """The court's lease is no longer this crawl's (it stalled past its TTL and another crawl
+    took the court over): the part was not written."""
 
 
 class InvalidPart(ValueError):
@@ -610,6 +618,11 @@ class ItemStore:
             self._conn.execute("ROLLBACK")
             raise self._error("cannot commit", exc) from exc
 
+    def _fence(self, court: str) -> None:
+        """Inside a write: raise :class:`LeaseFenced` unless this process may write ``court``.
+        SQLite: the crawl lock is an ``flock`` no one else can take while its holder lives, so
+        there is nothing to check; PostgreSQL checks the court's lease (a fencing token)."""
+
     def _error(self, what: str, exc: Exception) -> ItemStoreError:
         if "full" in str(exc).lower():
             return ItemStoreError(
@@ -631,26 +644,40 @@ class ItemStore:
         data: Any,
         url: str = "",
         fetched_at: str = "",
+        replay: bool = False,
     ) -> UpsertResult:
         """Store one part of one case on ``(dedupe_key, part)``, committed before returning.
 
         New -> ``CREATED``; same canonical data -> ``UNCHANGED`` (only ``last_seen``, url and
-        fetch time move); different data -> ``UPDATED`` (``last_changed`` moves). On created or
-        updated, the case's completeness and document hash are recomputed in the same
-        transaction. Raises :class:`InvalidPart` (nothing written) for bad input and
-        :class:`ItemStoreError` when the database fails (nothing written either).
+        fetch time move); different data -> ``UPDATED`` (``last_changed`` moves); a part whose
+        ``fetched_at`` is older than the stored one's -> ``STALE`` (nothing written: an older
+        page never overwrites a newer one; not with ``replay``, a part made again from the archived
+        page of the stored one, whose archive time precedes the crawl's parse time of that very
+        page: ``scrapy reparse``). On created or updated, the case's completeness and
+        document hash are recomputed in the same transaction. Raises :class:`InvalidPart`
+        (nothing written) for bad input, :class:`LeaseFenced` when this crawl lost the court's
+        lease, and :class:`ItemStoreError` when the database fails (nothing written either).
         """
         if self.readonly:
             raise ItemStoreError(f"item store {self.location!r} was opened read-only")
         valid = validate_part(court=court, case_number=case_number, part=part, data=data)
         with self._write(valid.dedupe_key):
+            self._fence(valid.court)
             now = utc_now()  # after the case's lock: later than its last writer's time
             try:
                 row = self._execute(
-                    "SELECT part_hash, schema_version, last_changed FROM parts"
+                    "SELECT part_hash, schema_version, last_changed, fetched_at FROM parts"
                     " WHERE dedupe_key = ? AND part = ?",
                     (valid.dedupe_key, valid.part),
                 ).fetchone()
+                if (
+                    not replay
+                    and row is not None
+                    and fetched_at
+                    and row[3]
+                    and fetched_at < row[3]
+                ):
+                    return UpsertResult.STALE  # an older page: the newer one stays
                 if row is None:
                     self._execute(
                         "INSERT INTO parts (dedupe_key, part, court, source_id, case_number_raw,"
@@ -961,6 +988,19 @@ class ItemStore:
                     yield str(key), json.loads(data_json)
         except self._db_errors as exc:
             raise self._error("cannot read case parts", exc) from exc
+
+    def older_parts(self, court: str) -> list[tuple[str, str]]:
+        """``(source_id, part)`` of the court's parts stored in an item format older than
+        :data:`ITEM_SCHEMA_VERSION` (written by an older harvest), in key order."""
+        try:
+            rows = self._execute(
+                f"SELECT source_id, part FROM parts WHERE court = ? AND {self._version_column()}"
+                " < ? ORDER BY dedupe_key, part",
+                (court, ITEM_SCHEMA_VERSION),
+            ).fetchall()
+        except self._db_errors as exc:
+            raise self._error("cannot list the parts of an older format", exc) from exc
+        return [(str(r[0]), str(r[1])) for r in rows]
 
     def missing_tabs(self, dedupe_key: str) -> list[str] | None:
         """The available tabs a case still waits for (``None``: no such case, or no case part)."""

@@ -187,8 +187,8 @@ class ArchiveMiddleware:
         self, request: Request, response: Response
     ) -> Response:
         meta = request.meta
-        if meta.get(META_BROWSER_PASS) or self.off:
-            return response
+        if meta.get(META_BROWSER_PASS) or self.off or "archived" in response.flags:
+            return response  # ("archived": read back from the archive, harvest.archive.replay)
         court = meta.get(META_COURT)
         court = court if isinstance(court, str) and court else self.court
         key = meta.get(META_KEY)

@@ -72,6 +72,7 @@ class ReparseReport:
     created: int = 0
     unchanged: int = 0
     updated: int = 0
+    stale: int = 0  # never with replay=True; kept so that every UpsertResult has a counter
     failed: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
     dry_run: bool = False
@@ -301,6 +302,7 @@ def _store(store: ItemStore | None, part: CasePart, *, dry_run: bool) -> UpsertR
                 data=part.data,
                 url=part.url,
                 fetched_at=part.fetched_at,
+                replay=True,
             )
         valid = validate_part(
             court=part.court, case_number=part.nomor_perkara, part=part.part, data=part.data

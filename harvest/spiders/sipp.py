@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider, signals
 from scrapy.exceptions import CloseSpider
-from scrapy.http import Response
+from scrapy.http import HtmlResponse, Response
 
 from extensions.config import SchedulerConfig
 from extensions.store import StateError
@@ -330,6 +330,22 @@ class SippSpider(Spider):
         """The refresh policy's day, read by the scheduler for a new generation."""
         return self.refresh_config.today.isoformat()
 
+    def rebuild_older_parts(self, court_id: str) -> None:
+        """Called by the scheduler at the start of a court's crawl, with its lock held: parts
+        of an older item format are re-parsed from the page archive (harvest/archive/upgrade)."""
+        from harvest.archive.upgrade import rebuild_older_parts
+
+        workspace = resolve_workspace(self.settings.get("HARVEST_WORKSPACE"))
+        url = database_url(self.settings.get(DATABASE_URL_ENV))
+        try:
+            done = rebuild_older_parts(workspace, court_id, database_url=url)
+        except ItemStoreError as exc:
+            raise StateError(f"cannot upgrade the parts of {court_id}: {exc}") from exc
+        stats = self.crawler.stats if getattr(self, "crawler", None) is not None else None
+        if stats is not None and done.older:
+            stats.inc_value("harvest/upgrade/older_parts", done.older)
+            stats.inc_value("harvest/upgrade/rebuilt_from_archive", done.rebuilt)
+
     def on_generation(self, generation: Generation, store: RequestStore) -> None:
         """Called by the scheduler once it knows the court's generation: a refresh generation
         (number > 0, policy due or all) plans its walk from the stored rows and items."""
@@ -593,6 +609,67 @@ class SippSpider(Spider):
         return walk_on
 
     # --- requests -----------------------------------------------------------------------------
+
+    def request_from_row(self, kind: str, key: str, url: str, method: str) -> Request | None:
+        """A stored request rebuilt from its row, for the scheduler when its pickle cannot be
+        read (written by an older harvest in another format): the request this spider makes
+        for that key, at the row's URL. A case's list row (its parse context) comes from its
+        archived detail page, else from the court's archived list pages; without either the
+        case is rebuilt without it (the list-only fields stay unknown until the next refresh).
+        ``None`` for a key of another court or kind."""
+        parts = key.split("|")
+        if method != "GET" or len(parts) < 3:
+            return None
+        court_id = parts[1]
+        court = self.courts.get(court_id) if self.courts else self._single
+        if court is None or court.court_id != court_id:
+            return None
+        if kind == "list" and len(parts) == 4 and parts[3].isdigit():
+            page = int(parts[3])
+            if page == 0:
+                return Request(
+                    url,
+                    callback=self.parse_menu,
+                    priority=PRIORITY_LIST,
+                    meta=self._list_meta(court, page=0),
+                )
+            return self._list_request(court, url, page=page, template=None)
+        if kind == "tab" and len(parts) == 4:
+            return self._tab_request(court, parts[2], parts[3], url, labels_missing=False)
+        if kind == "case" and len(parts) == 3:
+            row = self._archived_list_row(court, parts[2])
+            if row is not None:
+                return self._case_request(court, dataclasses.replace(row, detail_url=url))
+            request = self._case_request(court, ListRow(parts[2], url, None, {}))
+            request.meta[META_PARSE_CONTEXT] = {"case_raw": parts[2]}  # no list row known
+            return request
+        return None
+
+    def _archived_list_row(self, court: CourtCrawl, number: str) -> ListRow | None:
+        """The list row of case ``number`` as the court's archive holds it, if it does."""
+        from harvest.archive.store import INDEX_DB, ArchiveError, ArchiveIndex, read_entry
+
+        root = resolve_workspace(self.settings.get("HARVEST_WORKSPACE")) / "archive"
+        try:
+            with ArchiveIndex.open(root / INDEX_DB, readonly=True) as index:
+                entry = index.get(identity.case_key(court.court_id, number))
+                if entry is not None:
+                    parse = read_entry(root, entry).context.get("parse")
+                    if isinstance(parse, dict) and isinstance(parse.get("row"), dict):
+                        return ListRow(**parse["row"])
+                for each in index.entries(court=court.court_id, kinds=["list"]):
+                    page = read_entry(root, each)
+                    html = HtmlResponse(
+                        each.url,
+                        headers={k: v for k, v in page.headers if k.lower() == "content-type"},
+                        body=page.body,
+                    ).text
+                    for row in parse_list_page(html, each.url).rows:
+                        if identity.normalise_case_number(row.nomor_perkara) == number:
+                            return row
+        except (ArchiveError, OSError, ValueError, TypeError, ParseError):
+            return None
+        return None
 
     def _generation_meta(self, court: CourtCrawl) -> dict[str, Any]:
         meta: dict[str, Any] = {}
