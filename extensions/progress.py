@@ -134,6 +134,11 @@ class ProgressReporter:
         crawler.signals.connect(o.spider_closed, signal=signals.spider_closed)
         return o
 
+    @property
+    def is_open(self) -> bool:
+        """The spider opened: :meth:`summary` has a court and a state to read."""
+        return self._opened
+
     def spider_opened(self, spider: Spider) -> None:
         self._court = court_of(spider)
         #: a multi-court crawl's courts (docs/multi-court.md): progress and summary sum them
@@ -206,6 +211,16 @@ class ProgressReporter:
             self._loop.stop()
         if not self._opened:
             return  # refused to start (the court locked, a bad setting): nothing to sum up
+        status, text = self.summary(reason)
+        if self.crawler.stats is not None:
+            self.crawler.stats.set_value(STAT_EXIT, int(status))
+        log = logger.info if status is ExitStatus.DONE else logger.warning
+        log("%s", text)
+
+    def summary(self, reason: str, *, forced: bool = False) -> tuple[ExitStatus, str]:
+        """The exit status and the summary of a crawl that ends with ``reason``, read from the
+        state. ``forced``: the process exits now (a second signal, an overdue stop) with
+        :attr:`ExitStatus.STOPPED`, whatever the state says. Safe from another thread."""
         p = self._read()
         elapsed = time.monotonic() - self._started
         failed_challenge = 0
@@ -237,17 +252,14 @@ class ProgressReporter:
             failed=p.error if p is not None else 0,
             challenged_with_browser_off=failed_challenge > 0,
         )
-        status = decide(facts)
-        if self.crawler.stats is not None:
-            self.crawler.stats.set_value(STAT_EXIT, int(status))
+        status = ExitStatus.STOPPED if forced else decide(facts)
         lines = [f"summary {self._court}: {reason} after {format_duration(elapsed)}"]
         if p is not None:
             lines.append(progress_line(p, ended=self._ended(p), elapsed=elapsed))
         for g in groups:
             lines.append(f"  failed: {g.count} x {g.reason} (e.g. {g.example_url})")
         lines.append(f"exit status {int(status)}: {ADVICE[status]}")
-        log = logger.info if status is ExitStatus.DONE else logger.warning
-        log("%s", "\n".join(lines))
+        return status, "\n".join(lines)
 
 
 def exit_status_of(crawler: Crawler) -> int | None:
