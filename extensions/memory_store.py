@@ -20,6 +20,7 @@ from harvest.identity import SOURCE_TYPE_PREFIX
 from .store import (
     NOTICES,
     Claimed,
+    CourtPause,
     CourtRecord,
     CrawlLocked,
     ErrorFilter,
@@ -94,6 +95,7 @@ class _Data:
     generations: dict[str, list[Generation]] = dataclasses.field(default_factory=dict)
     # registered courts by id, in the order first added
     courts: dict[str, CourtRecord] = dataclasses.field(default_factory=dict)
+    pauses: dict[str, CourtPause] = dataclasses.field(default_factory=dict)
 
 
 class MemoryRequestStore:
@@ -355,6 +357,22 @@ class MemoryRequestStore:
     def courts(self) -> list[CourtRecord]:
         return list(self._d.courts.values())
 
+    def pause_court(self, court: str, *, reason: str, until: str, at: str) -> int:
+        old = self._d.pauses.get(court)
+        count = (old.pause_count if old is not None else 0) + 1
+        self._d.pauses[court] = CourtPause(court, at, until, reason, count)
+        self._event(None, None, "court_paused", f"{court} until {until}: {reason}")
+        return count
+
+    def resume_court(self, court: str) -> bool:
+        gone = self._d.pauses.pop(court, None) is not None
+        if gone:
+            self._event(None, None, "court_resumed", court)
+        return gone
+
+    def court_pauses(self) -> list[CourtPause]:
+        return [self._d.pauses[c] for c in sorted(self._d.pauses)]
+
     def commit(self) -> None:
         """Nothing to do: every change is applied as it happens."""
 
@@ -408,6 +426,7 @@ class MemoryRequestStore:
             and (flt.court is None or r.court == flt.court)
             and (flt.reason is None or flt.reason.lower() in (r.last_error or "").lower())
             and (flt.older_than is None or r.updated_at < flt.older_than)
+            and (flt.ids is None or r.id in flt.ids)
         ]
         if not dry_run:
             for row in chosen:
