@@ -95,7 +95,7 @@ def test_a_crawl_reports_progress_and_a_summary_and_exits_0_when_done(tmp_path: 
     assert any(float(x[6]) > 0 for x in lines)
     # the summary: every case complete, nothing waiting or failed, exit status 0
     summary = result.stderr[result.stderr.index("summary pn-replika: finished after") :]
-    assert "progress pn-replika: cases 30/30 complete (100.0%)" in summary
+    assert "progress pn-replika: cases 30/30 complete (100.0%; 30 published)" in summary
     assert ", 0 waiting, 0 failed;" in summary
     assert "exit status 0: done" in summary
     (ok,) = state_query(workspace, "SELECT count(*) FROM requests WHERE status = 'ok'")[0]
