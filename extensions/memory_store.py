@@ -22,6 +22,7 @@ from .store import (
     NOTICES,
     Claimed,
     CourtCheck,
+    CourtPause,
     CourtRecord,
     CrawlLocked,
     ErrorFilter,
@@ -97,6 +98,7 @@ class _Data:
     generations: dict[str, list[Generation]] = dataclasses.field(default_factory=dict)
     # registered courts by id, in the order first added
     courts: dict[str, CourtRecord] = dataclasses.field(default_factory=dict)
+    pauses: dict[str, CourtPause] = dataclasses.field(default_factory=dict)
 
 
 class MemoryRequestStore:
@@ -381,6 +383,22 @@ class MemoryRequestStore:
         )  # fmt: skip
         return True
 
+    def pause_court(self, court: str, *, reason: str, until: str, at: str) -> int:
+        old = self._d.pauses.get(court)
+        count = (old.pause_count if old is not None else 0) + 1
+        self._d.pauses[court] = CourtPause(court, at, until, reason, count)
+        self._event(None, None, "court_paused", f"{court} until {until}: {reason}")
+        return count
+
+    def resume_court(self, court: str) -> bool:
+        gone = self._d.pauses.pop(court, None) is not None
+        if gone:
+            self._event(None, None, "court_resumed", court)
+        return gone
+
+    def court_pauses(self) -> list[CourtPause]:
+        return [self._d.pauses[c] for c in sorted(self._d.pauses)]
+
     def commit(self) -> None:
         """Nothing to do: every change is applied as it happens."""
 
@@ -443,6 +461,7 @@ class MemoryRequestStore:
             and (flt.court is None or r.court == flt.court)
             and (flt.reason is None or flt.reason.lower() in (r.last_error or "").lower())
             and (flt.older_than is None or r.updated_at < flt.older_than)
+            and (flt.ids is None or r.id in flt.ids)
         ]
         if not dry_run:
             for row in chosen:

@@ -18,18 +18,28 @@ one store shared by the lanes (one connection, one group commit a reactor turn).
   nothing pending or in flight is closed (its run ended, its lock or lease given up) and the
   next court is claimed: a court locked by a live crawl elsewhere is skipped (tried again
   later), an expired lease is taken over (:mod:`extensions.pg_store`).
+* Pauses (workers): a court down, refusing or answering 5xx for ``HARVEST_PAUSE_AFTER``
+  requests in a row, each after its whole attempt budget, sends nothing more; once its last
+  request in flight ended, its failed requests go back to pending, its lane closes and the
+  court is paused with back-off (:mod:`extensions.pausing`); the worker claims it again when it
+  is due (and waits for it, up to ``HARVEST_PAUSE_WAIT_MAX``), as does any other crawl.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from harvest.clock import format_utc
 from harvest.meta import META_COURT, META_KEY, META_PARENT, META_RID
 
+from .alerts import CourtAlerts
+from .pausing import PausePolicy, is_court_down
 from .scheduler import HarvestScheduler
-from .store import CrawlLocked, Status, kind_and_court
+from .store import CrawlLocked, ErrorFilter, Status, kind_and_court
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,6 +80,12 @@ class MultiCourtScheduler(HarvestScheduler):
         self._reclaim = min(RECLAIM_MAX, max(RECLAIM_MIN, self.config.lease_ttl / 3))
         self._told: set[str] = set()  # courts whose "skipped for now" was logged at INFO
         self.finished: list[str] = []  # courts whose lane closed with nothing left
+        self.pauses = PausePolicy()
+        self.alerts = CourtAlerts(None)
+        self._streak: dict[str, list[int]] = {}  # court -> rows failed "court down" in a row
+        self._down_reason: dict[str, str] = {}
+        self._paused: dict[str, float] = {}  # court -> paused until (epoch seconds)
+        self._resuming: set[str] = set()  # courts claimed while paused: the first ok resumes
 
     # --- opening and closing --------------------------------------------------------------------
 
@@ -79,6 +95,9 @@ class MultiCourtScheduler(HarvestScheduler):
         max_courts = getattr(spider, "max_courts", None)
         self._max = int(max_courts) if max_courts else None
         self.court = ",".join(courts)
+        if self.crawler is not None:
+            self.pauses = PausePolicy.from_settings(self.crawler.settings)
+            self.alerts = CourtAlerts.from_crawler(self.crawler)
         store = self.config.open_store(defer_commit=self._commit_at_end_of_turn)
         self._store = store
         self._waiting = list(courts)
@@ -112,8 +131,13 @@ class MultiCourtScheduler(HarvestScheduler):
         (:class:`CrawlLocked`). Otherwise (a worker) it is skipped and tried again later.
         """
         skipped: list[str] = []
+        paused: list[str] = []
+        self._load_pauses()
         while self._waiting and (self._max is None or len(self.lanes) < self._max):
             court = self._waiting.pop(0)
+            if not strict and self._is_paused(court):
+                paused.append(court)
+                continue
             if not strict and self._done(court):
                 logger.info("court %s is done (finished by this or another crawl)", court)
                 self.finished.append(court)
@@ -123,7 +147,86 @@ class MultiCourtScheduler(HarvestScheduler):
         # courts another crawl held are tried first at the next claim: one whose holder died
         # (its lease expired) has work begun and waiting, so it comes before a fresh court
         self._waiting[:0] = skipped
+        self._waiting.extend(paused)
         self._next_claim = time.monotonic() + self._reclaim
+
+    # --- pauses (extensions/pausing.py) ---------------------------------------------------------
+
+    def _load_pauses(self) -> None:
+        assert self._store is not None
+        self._paused = {p.court: _epoch(p.paused_until) for p in self._store.court_pauses()}
+
+    def _is_paused(self, court: str) -> bool:
+        until = self._paused.get(court)
+        return until is not None and until > self.pauses.now()
+
+    def _worth_waiting(self, court: str) -> bool:
+        """A waiting court keeps a worker open unless it is paused past ``wait_max``."""
+        until = self._paused.get(court)
+        return until is None or until <= self.pauses.now() + self.pauses.wait_max
+
+    def _pausing(self, court: str) -> bool:
+        """The court failed "down" ``HARVEST_PAUSE_AFTER`` times in a row, or in every request
+        it had left: it sends nothing more until it is paused."""
+        streak = self._streak.get(court)
+        if not streak or self._max is None or not self.pauses.enabled:
+            return False
+        if len(streak) >= self.pauses.after:
+            return True
+        # fewer failures, but they are all the court had left: its whole budget failed
+        lane = self.lanes.get(court)
+        return (
+            lane is not None
+            and not lane._inflight
+            and not lane._held
+            and not lane.store.has_pending(court)
+        )
+
+    def _outcome(self, court: str, rid: int, ok: bool, reason: str | None) -> None:
+        if not ok and is_court_down(reason):
+            self._streak.setdefault(court, []).append(rid)
+            self._down_reason[court] = str(reason)
+            return
+        self._streak.pop(court, None)  # the court answered (a page error too is an answer)
+        if ok and court in self._resuming:
+            self._resuming.discard(court)
+            assert self._store is not None
+            if self._store.resume_court(court):
+                self._paused.pop(court, None)
+                self._inc("courts_resumed")
+                logger.info("court %s answers again: its pause is over", court)
+                self.alerts.court_changed(court, "resumed")
+
+    def _pause(self, court: str, lane: HarvestScheduler) -> None:
+        """Close the lane of a court that is down and record its pause (see the module doc)."""
+        assert self._store is not None
+        store = self._store
+        rids = self._streak.pop(court, [])
+        reason = self._down_reason.pop(court, "down")
+        before = {p.court: p.pause_count for p in store.court_pauses()}.get(court, 0)
+        now = self.pauses.now()
+        delay = self.pauses.delay(before + 1)
+        until = format_utc(now + delay)
+        back = store.requeue(ErrorFilter(court=court, ids=tuple(rids)))
+        count = store.pause_court(court, reason=reason, until=until, at=format_utc(now))
+        lane.close("paused")
+        del self.lanes[court]
+        self._owner = {rid: owner for rid, owner in self._owner.items() if owner is not lane}
+        self._resuming.discard(court)
+        self._paused[court] = now + delay
+        self._waiting.append(court)
+        self._inc("courts_paused")
+        logger.warning(
+            "court %s paused until %s (%s; pause %d in a row, back-off %.0f s): %d failed "
+            "requests back to pending; claimed again then, by this worker or the next crawl",
+            court,
+            until,
+            reason,
+            count,
+            delay,
+            back,
+        )
+        self.alerts.court_changed(court, "paused", reason=reason, until=until, count=count)
 
     def _adopt(self) -> None:
         """A worker whose slots are all busy still takes over the waiting courts whose work a
@@ -132,6 +235,8 @@ class MultiCourtScheduler(HarvestScheduler):
         a live crawl holds stay waiting; fresh courts wait for a free slot."""
         assert self._store is not None
         for court in list(self._waiting):
+            if self._is_paused(court):
+                continue
             begun = self._store.has_pending(court) or self._store.count(
                 court=court, status=Status.INFLIGHT
             )
@@ -168,6 +273,10 @@ class MultiCourtScheduler(HarvestScheduler):
                 self._reclaim, exc)  # fmt: skip
             return False
         self.lanes[court] = lane
+        lane.on_outcome = functools.partial(self._outcome, court)
+        if court in self._paused:  # due again: the first success ends the pause
+            self._resuming.add(court)
+            logger.info("court %s: its pause is due, trying it again", court)
         self._inc("courts_claimed")
         starter = getattr(self.spider, "start_court", None)
         if callable(starter) and self.crawler is not None:
@@ -210,6 +319,10 @@ class MultiCourtScheduler(HarvestScheduler):
         a lane closed (a slot is free), else every ``HARVEST_LEASE_TTL``/3 s."""
         freed = False
         for court, lane in list(self.lanes.items()):
+            if self._pausing(court) and not lane._inflight:
+                self._pause(court, lane)
+                freed = True
+                continue
             if lane._inflight or lane._redirected or lane._held:
                 continue
             if lane.store.has_pending(court):
@@ -237,7 +350,7 @@ class MultiCourtScheduler(HarvestScheduler):
         if self._max is not None:
             self._retire()
         pending = any(lane.has_pending_requests() for lane in self.lanes.values())
-        return pending or bool(self._waiting)
+        return pending or any(self._worth_waiting(c) for c in self._waiting)
 
     def __len__(self) -> int:
         return sum(len(lane) for lane in self.lanes.values())
@@ -270,10 +383,12 @@ class MultiCourtScheduler(HarvestScheduler):
             # a busy engine seldom asks has_pending_requests: the worker's claims and
             # takeovers keep their pace here too
             self._retire()
-        lanes = list(self.lanes.values())
-        for i in range(len(lanes)):
-            index = (self._turn + i) % len(lanes)
-            lane = lanes[index]
+        courts = list(self.lanes)
+        for i in range(len(courts)):
+            index = (self._turn + i) % len(courts)
+            if self._pausing(courts[index]):
+                continue  # down: nothing more is sent until it is paused
+            lane = self.lanes[courts[index]]
             request = lane.next_request()
             if request is None:
                 continue
@@ -343,3 +458,8 @@ class MultiCourtScheduler(HarvestScheduler):
 
     def _settle(self, rid: int, item_error: str | None = None) -> None:
         self._route(rid, lambda lane: lane._settle(rid, item_error))
+
+
+def _epoch(text: str) -> float:
+    """A :func:`harvest.clock.format_utc` time as seconds since the epoch."""
+    return dt.datetime.fromisoformat(text).timestamp()

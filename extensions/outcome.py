@@ -7,7 +7,9 @@ The engine never tells a scheduler how a request ended, so two companions report
   spider does not handle (``HttpErrorMiddleware`` rules) makes the row ``error`` with
   ``HTTP <status>``; a final exception (after retries; ``IgnoreRequest`` and
   ``harvest.errors.PageError`` included) makes it ``error`` with its reason
-  (:func:`extensions.reasons.reason_for_exception`).
+  (:func:`extensions.reasons.reason_for_exception`), except
+  :class:`harvest.errors.StoppedBeforeSending` (the crawl is stopping and the request was never
+  sent): that row stays in flight, and the scheduler's close puts it back to pending.
 * :class:`OutcomeSpiderMiddleware` (spider order 10, outermost): wraps the callback output. Each
   yielded request and item is counted against the row; the row becomes ``ok`` when the output is
   exhausted, every yielded request is a committed row and every item has passed the pipelines
@@ -33,6 +35,7 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
 
+from harvest.errors import StoppedBeforeSending
 from harvest.meta import META_PARSE_WARNINGS, META_RID
 
 from .reasons import reason_for_exception, reason_for_status
@@ -110,6 +113,8 @@ class OutcomeDownloaderMiddleware:
         return response
 
     def process_exception(self, request: Request, exception: Exception) -> None:
+        if isinstance(exception, StoppedBeforeSending):
+            return  # not an outcome: back to pending at close
         if META_RID in request.meta and (scheduler := harvest_scheduler(self.crawler)) is not None:
             scheduler.fail(request, reason_for_exception(exception))
 

@@ -55,6 +55,7 @@ from .store import (
     REQUEST_FORMAT,
     Claimed,
     CourtCheck,
+    CourtPause,
     CourtRecord,
     CrawlLocked,
     ErrorFilter,
@@ -498,6 +499,39 @@ class PostgresRequestStore:
                     changed += 1
                 known[c.court] = merged
         return added, changed
+
+    def pause_court(self, court: str, *, reason: str, until: str, at: str) -> int:
+        with self._tx("pause a court") as conn:
+            row = conn.execute(
+                "INSERT INTO court_pauses (court, paused_at, paused_until, pause_reason, "
+                "pause_count) VALUES (%s, %s, %s, %s, 1) ON CONFLICT (court) DO UPDATE SET "
+                "paused_at = EXCLUDED.paused_at, paused_until = EXCLUDED.paused_until, "
+                "pause_reason = EXCLUDED.pause_reason, "
+                "pause_count = court_pauses.pause_count + 1 RETURNING pause_count",
+                (court, at, until, reason),
+            ).fetchone()
+            self._event(conn, at, None, None, "court_paused", f"{court} until {until}: {reason}")
+        return int(row[0]) if row is not None else 1
+
+    def resume_court(self, court: str) -> bool:
+        with self._tx("resume a court") as conn:
+            gone = conn.execute("DELETE FROM court_pauses WHERE court = %s", (court,)).rowcount
+            if gone:
+                self._event(conn, utc_now(), None, None, "court_resumed", court)
+        return bool(gone)
+
+    def court_pauses(self) -> list[CourtPause]:
+        present = self._q(
+            "SELECT to_regclass('court_pauses') IS NOT NULL", doing="look for pauses"
+        )
+        if not present or not present[0][0]:
+            return []  # a state from before pauses, opened read-only
+        rows = self._q(
+            "SELECT court, paused_at, paused_until, pause_reason, pause_count "
+            "FROM court_pauses ORDER BY court",
+            doing="read the paused courts",
+        )
+        return [CourtPause(str(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4])) for r in rows]
 
     def courts(self) -> list[CourtRecord]:
         if not self._has_courts():
@@ -1273,6 +1307,9 @@ class PostgresRequestStore:
         if flt.older_than:
             where.append("updated_at < %s")
             params.append(flt.older_than)
+        if flt.ids is not None:
+            where.append("id = ANY(%s)")
+            params.append(list(flt.ids))
         cond = " AND ".join(where)
         if dry_run:
             rows = self._q(
@@ -1473,6 +1510,7 @@ def _prepare(
                 _add_court_access_columns(conn)
                 _add_lease_identity(conn, wait=upgrade_wait)
                 _add_request_format(conn, wait=upgrade_wait)
+                _add_court_pauses_table(conn)
             return version
     except OlderWorkersLive as exc:
         raise StateError(
@@ -1621,6 +1659,26 @@ def _add_request_format(conn: psycopg.Connection[Any], *, wait: float) -> None:
 
 
 # --- end of the additive steps --------------------------------------------------------------
+
+
+# >>> court pauses (issue #27; additive, no version change: older code never reads it)
+_COURT_PAUSES = (
+    "CREATE TABLE IF NOT EXISTS court_pauses (court TEXT PRIMARY KEY, paused_at TEXT NOT NULL, "
+    "paused_until TEXT NOT NULL, pause_reason TEXT NOT NULL, pause_count INTEGER NOT NULL)"
+)
+
+
+def _add_court_pauses_table(conn: psycopg.Connection[Any]) -> None:
+    """The ``court_pauses`` table (courts paused with back-off, docs/multi-court.md), added to a
+    schema 3 database created before it."""
+    present = conn.execute("SELECT to_regclass('court_pauses')").fetchone()
+    if present is not None and present[0] is not None:
+        return
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+    conn.execute(_COURT_PAUSES)
+
+
+# <<< court pauses
 
 
 def _migrate_2_to_3(conn: psycopg.Connection[Any], *, wait: float = DEFAULT_LEASE_TTL) -> None:

@@ -166,6 +166,9 @@ class HarvestScheduler(BaseScheduler):
         self._fatal = False
         #: the court's generation this crawl works in (docs/refresh.md)
         self.generation: Generation | None = None
+        #: told each outcome ``(row id, ok, reason)`` once stored (a worker's court pauses,
+        #: extensions/multi.py)
+        self.on_outcome: Callable[[int, bool, str | None], None] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -769,6 +772,8 @@ class HarvestScheduler(BaseScheduler):
         finally:
             self._release_group(rid, flight.group)
         self._inc("ok" if ok else "error")
+        if self.on_outcome is not None:
+            self.on_outcome(rid, ok, reason)
         if not ok:
             # the one line of an expected site error (extensions/logformatter.py)
             logger.warning(

@@ -39,6 +39,7 @@ from .store import (
     REQUEST_FORMAT,
     Claimed,
     CourtCheck,
+    CourtPause,
     CourtRecord,
     CrawlLocked,
     ErrorFilter,
@@ -306,6 +307,16 @@ CREATE TABLE IF NOT EXISTS courts (
     tabs      TEXT,
     added_at  TEXT NOT NULL
 );
+-- >>> court pauses (issue #27; additive, no version change: older code never reads it)
+-- a court down, refusing or answering 5xx for a whole attempt budget, retried after back-off
+CREATE TABLE IF NOT EXISTS court_pauses (
+    court         TEXT PRIMARY KEY,
+    paused_at     TEXT NOT NULL,
+    paused_until  TEXT NOT NULL,
+    pause_reason  TEXT NOT NULL,
+    pause_count   INTEGER NOT NULL
+);
+-- <<< court pauses
 """
 
 
@@ -557,6 +568,42 @@ class SqliteRequestStore:
                     changed += 1
                 known[c.court] = merged
         return added, changed
+
+    def pause_court(self, court: str, *, reason: str, until: str, at: str) -> int:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO court_pauses (court, paused_at, paused_until, pause_reason, "
+                "pause_count) VALUES (?, ?, ?, ?, 1) ON CONFLICT (court) DO UPDATE SET "
+                "paused_at = excluded.paused_at, paused_until = excluded.paused_until, "
+                "pause_reason = excluded.pause_reason, pause_count = pause_count + 1",
+                (court, at, until, reason),
+            )
+            count = int(
+                conn.execute(
+                    "SELECT pause_count FROM court_pauses WHERE court = ?", (court,)
+                ).fetchone()[0]
+            )
+            self._event(conn, at, None, None, "court_paused", f"{court} until {until}: {reason}")
+        return count
+
+    def resume_court(self, court: str) -> bool:
+        with self._tx() as conn:
+            gone = conn.execute("DELETE FROM court_pauses WHERE court = ?", (court,)).rowcount
+            if gone:
+                self._event(conn, utc_now(), None, None, "court_resumed", court)
+        return bool(gone)
+
+    def court_pauses(self) -> list[CourtPause]:
+        try:
+            rows = self._conn.execute(
+                "SELECT court, paused_at, paused_until, pause_reason, pause_count "
+                "FROM court_pauses ORDER BY court"
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []  # a state from before pauses, opened read-only
+            raise
+        return [CourtPause(str(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4])) for r in rows]
 
     def courts(self) -> list[CourtRecord]:
         try:
@@ -1120,6 +1167,9 @@ class SqliteRequestStore:
         if flt.older_than:
             where.append("updated_at < ?")
             params.append(flt.older_than)
+        if flt.ids is not None:
+            where.append(f"id IN ({', '.join('?' * len(flt.ids)) or 'NULL'})")
+            params.extend(flt.ids)
         cond = " AND ".join(where)
         if dry_run:
             return int(

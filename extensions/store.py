@@ -29,6 +29,7 @@ __all__ = [
     "REQUEST_FORMAT",
     "Claimed",
     "CourtCheck",
+    "CourtPause",
     "CourtRecord",
     "CrawlLocked",
     "ErrorFilter",
@@ -344,6 +345,24 @@ class ErrorFilter:
     court: str | None = None
     reason: str | None = None  # substring of last_error, case-insensitive
     older_than: str | None = None  # ISO timestamp: updated_at strictly before it
+    ids: tuple[int, ...] | None = None  # only these rows (a paused court's failed requests)
+
+
+@dataclasses.dataclass(frozen=True)
+class CourtPause:
+    """A court paused because it was down, refusing or answering 5xx for a whole attempt
+    budget (table ``court_pauses``; docs/multi-court.md, "Courts that come back by themselves").
+    Times are :func:`harvest.clock.format_utc` text; ``pause_count``: pauses in a row (the
+    back-off grows with it); the row goes when the court answers again."""
+
+    court: str
+    paused_at: str
+    paused_until: str
+    pause_reason: str
+    pause_count: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -557,6 +576,17 @@ class RequestStore(Protocol):
     def record_court_check(self, court: str, check: CourtCheck) -> bool:
         """Record the result of a court's check (committed); ``False``: the court is not
         registered."""
+
+    def pause_court(self, court: str, *, reason: str, until: str, at: str) -> int:
+        """Record ``court`` paused until ``until`` with ``reason`` (committed, event
+        ``court_paused``); returns its pauses in a row, this one included."""
+
+    def resume_court(self, court: str) -> bool:
+        """The court answered again: forget its pause (event ``court_resumed``); whether it had
+        one."""
+
+    def court_pauses(self) -> list[CourtPause]:
+        """The paused courts (``[]`` on a state from before pauses)."""
 
     def commit(self) -> None:
         """Make every transition so far durable (nothing to do without group commit)."""

@@ -24,3 +24,16 @@ class ErrorPageServed(PageError):
 
 class WrongCase(PageError):
     """The page belongs to another case (the one-shot session was clobbered) or is the list."""
+
+
+class StoppedBeforeSending(IgnoreRequest):
+    """The crawl is stopping (a signal, a scrapyd cancel, a ``CLOSESPIDER_*`` limit) and this
+    request was still waiting to be sent (for a session of its court's pool, before a warm-up).
+
+    It is not an outcome: the outcome middleware leaves the row in flight, and the scheduler's
+    close puts it back to pending, so the next crawl sends it (docs/scheduler.md, "Stopping").
+    """
+
+    def __init__(self, url: str = "") -> None:
+        super().__init__(f"not sent: the crawl is stopping ({url})" if url else "not sent")
+        self.url = url

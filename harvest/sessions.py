@@ -33,6 +33,7 @@ import itertools
 import logging
 import weakref
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
@@ -41,6 +42,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http.cookies import CookieJar
 
 from harvest import suffix_list
+from harvest.errors import StoppedBeforeSending
 from harvest.meta import (
     META_COOKIEJAR,
     META_COURT,
@@ -66,6 +68,12 @@ suffix_list.install()
 
 #: Default of ``SIPP_SESSION_MAX_JARS``: cookie jars kept at once (least recently used dropped).
 DEFAULT_MAX_JARS = 256
+#: Seconds between two looks at "is the engine closing?" of a request waiting for a jar.
+STOP_POLL = 0.25
+
+
+def _never() -> bool:
+    return False
 
 
 class BoundedJars(OrderedDict[Any, CookieJar]):
@@ -145,10 +153,16 @@ class SessionPool:
     def leased(self) -> int:
         return len(self._holders)
 
-    async def lease(self, warm: Any) -> Lease:
+    async def lease(
+        self, warm: Any, stopping: Callable[[], bool] = _never, poll: float = STOP_POLL
+    ) -> Lease:
         """A jar for one request chain: an idle warm one first, else an idle one, else a new
-        one while the pool is below ``size``, else wait for a release."""
+        one while the pool is below ``size``, else wait for a release. Raises
+        :class:`StoppedBeforeSending` once ``stopping()`` (looked at every ``poll`` seconds
+        while waiting) says the crawl is closing: the release it waits for may never come."""
         while True:
+            if stopping():
+                raise StoppedBeforeSending()
             if self.idle:
                 jar = next((j for j in self.idle if warm(j)), self.idle[0])
                 self.idle.remove(jar)
@@ -158,7 +172,10 @@ class SessionPool:
                 return self._hand_out(f"{self.name}|session-{next(self._names)}")
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
-            await waiter
+            await asyncio.wait((waiter,), timeout=poll)
+            if not waiter.done():  # not woken: withdraw, so no release is handed to nobody
+                self._waiters.remove(waiter)
+                waiter.cancel()
 
     def _hand_out(self, jar: str) -> Lease:
         lease = Lease(self, jar, next(self._serial))
@@ -245,12 +262,26 @@ class SippSessionMiddleware(CookiesMiddleware):
                 return lease.jar
             lease.pool.give_back(lease.jar, lease.id)
         pool = self._pool(str(request.meta[META_GROUP]))
-        lease = await pool.lease(self.is_warm)
+        try:
+            lease = await pool.lease(self.is_warm, self.engine_closing)
+        except StoppedBeforeSending:
+            raise StoppedBeforeSending(request.url) from None
         if fresh:  # a retry in a fresh session: this jar starts over (cold)
             self.forget(lease.jar)
         request.meta[META_SESSION_LEASE] = lease
         request.meta[META_COOKIEJAR] = lease.jar
         return lease.jar
+
+    def engine_closing(self) -> bool:
+        """The engine sends nothing more from the scheduler: it is stopping or closing."""
+        crawler = getattr(self, "crawler", None)
+        if crawler is None:  # not part of a crawl (a unit test)
+            return False
+        engine = crawler.engine
+        if engine is None:
+            return True
+        slot = engine._slot  # Scrapy keeps "closing" there; no public accessor
+        return not engine.running or slot is None or slot.closing is not None
 
     def _end_lease(self, request: Request, *, discard: bool = False) -> None:
         lease = request.meta.get(META_SESSION_LEASE)
@@ -265,6 +296,9 @@ class SippSessionMiddleware(CookiesMiddleware):
             if request.meta.pop(META_FORCE_WARM, False):
                 self.forget(jar_key)
         if request.meta.get(META_NEEDS_WARM) and not self.is_warm(jar_key):
+            if self.engine_closing():  # a warm-up now would only delay the stop
+                self._end_lease(request)
+                raise StoppedBeforeSending(request.url)
             await self._warm_up(request, jar_key)
         super().process_request(request)
 

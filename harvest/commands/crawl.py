@@ -3,10 +3,11 @@
 Scrapy exits 0 whenever the crawl started. This command exits with the code of
 :mod:`harvest.exit_status` (README, "Exit status"): 0 done, 1 refused to start or stopped by a
 fatal error, 3 failed requests left, 4 blocked by a JavaScript challenge with the browser off,
-5 stopped with requests still waiting. A bad spider argument is one line on stderr (no
-traceback) and exit 1; a fatal close (:data:`FATAL_CLOSE_REASONS`: the request state or the item
-store failed, e.g. a full disk) adds one line saying what to do. The summary itself is logged by
-:class:`extensions.progress.ProgressReporter`.
+5 stopped with requests still waiting (also a stop forced by a second signal or overdue past
+``HARVEST_STOP_TIMEOUT``: :mod:`extensions.stopping`). A bad spider argument is one line on
+stderr (no traceback) and exit 1; a fatal close (:data:`FATAL_CLOSE_REASONS`: the request
+state or the item store failed, e.g. a full disk) adds one line saying what to do. The summary
+itself is logged by :class:`extensions.progress.ProgressReporter`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from scrapy.exceptions import UsageError
 
 from extensions import expected_failures
 from extensions.progress import exit_status_of
+from extensions.stopping import StopGuard, stop_timeout
 from extensions.store import StateError
 from harvest.exit_status import FATAL_CLOSE_REASONS, ExitStatus
 from harvest.settings_error import SettingsError
@@ -108,7 +110,15 @@ class Command(ScrapyCrawlCommand):
             elif exc is not None:
                 logger.error("the crawl failed to start", exc_info=exc)
 
+        try:
+            timeout = stop_timeout(self.settings)
+        except SettingsError as exc:
+            sys.stderr.write(f"scrapy crawl: {exc}\n")
+            self.exitcode = int(ExitStatus.REFUSED)
+            return
         crawler = self._create_crawler(args[0])
+        # one signal stops within HARVEST_STOP_TIMEOUT; a second exits 5 at once with the summary
+        StopGuard(crawler, timeout).install(self.crawler_process)
         crawler.signals.connect(spider_opened, signal=signals.spider_opened, weak=False)
         crawler.signals.connect(spider_closed, signal=signals.spider_closed, weak=False)
         started: Any = self.crawler_process.crawl(crawler, **opts.spargs)

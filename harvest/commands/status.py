@@ -4,11 +4,14 @@ Reads ``<HARVEST_WORKSPACE>/state.sqlite`` read-only (safe while crawls run; one
 snapshot): request counts by court x kind x status, the requests waiting longest, the latest
 errors with URL and reason, the latest runs, and the parse warnings (what pages currently
 carry, per court, page kind or tab, label and kind, with a page count and an example URL).
-``--json`` prints the same as one JSON object.
+``--json`` prints the same as one JSON object (format ``version`` :data:`JSON_VERSION`,
+docs/status.md). ``--check`` adds the alert thresholds (:mod:`harvest.status_check`): it exits
+1 when a court exceeds one, with one line per failure on stderr.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sys
@@ -25,6 +28,7 @@ from harvest.clock import utc_now
 from harvest.refresh.planner import RefreshConfig
 from harvest.refresh.report import refresh_report, utc_today
 from harvest.settings_error import SettingsError
+from harvest.status_check import Thresholds, failures
 from harvest.status_page import StatusExtra, gather, render_page
 from harvest.workspace import (
     ITEMS_DB,
@@ -41,6 +45,11 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 DEFAULT_LIMIT = 10
+#: The version of the ``--json`` document (docs/status.md): grows when a field changes meaning
+#: or goes; new fields may appear within a version.
+JSON_VERSION = 1
+#: Exit status of ``--check`` when a court exceeds a threshold.
+CHECK_FAILED = 1
 _STATUSES = [s.value for s in Status]
 
 
@@ -50,7 +59,10 @@ class Command(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "[--json] [--html FILE] [--court COURT_ID] [--limit N]"
+        return (
+            "[--json] [--html FILE] [--court COURT_ID] [--limit N] [--check [--max-paused MIN] "
+            "[--max-error-share F] [--max-warnings-per-page N]]"
+        )
 
     def short_desc(self) -> str:
         return "Show the request state: done, waiting and failed requests, recent runs"
@@ -86,6 +98,35 @@ class Command(ScrapyCommand):
             default=DEFAULT_LIMIT,
             help=f"rows in each list (waiting, errors, runs, warnings); default {DEFAULT_LIMIT}",
         )
+        defaults = Thresholds()
+        group.add_argument(
+            "--check",
+            action="store_true",
+            help="exit 1 when a court exceeds a threshold below (one line each on stderr)",
+        )
+        group.add_argument(
+            "--max-paused",
+            metavar="MINUTES",
+            type=float,
+            default=defaults.max_paused_minutes,
+            help="a court paused longer fails --check (default 0: any paused court)",
+        )
+        group.add_argument(
+            "--max-error-share",
+            metavar="FRACTION",
+            type=float,
+            default=defaults.max_error_share,
+            help="failed / ended requests of a court above this fails --check "
+            f"(default {defaults.max_error_share:g})",
+        )
+        group.add_argument(
+            "--max-warnings-per-page",
+            metavar="N",
+            type=float,
+            default=defaults.max_warnings_per_page,
+            help="parse warnings per ok page of a court above this fails --check (a template "
+            f"change; default {defaults.max_warnings_per_page:g})",
+        )
         group.add_argument(
             "--no-parts-check",
             action="store_true",
@@ -115,6 +156,13 @@ class Command(ScrapyCommand):
                 else cross_check(store, self.settings, opts.court)
             )
             refresh = refreshes(store, self.settings, opts.court, config.database_url)
+            pauses = [p for p in store.court_pauses() if opts.court in (None, p.court)]
+            # every parse warning (the report lists the first --limit): what --check counts
+            all_warnings = (
+                store.status_report(court=opts.court, limit=1_000_000).warnings
+                if opts.check
+                else []
+            )
         except SettingsError as exc:
             sys.stderr.write(f"scrapy status: {exc}\n")
             self.exitcode = 1
@@ -143,21 +191,54 @@ class Command(ScrapyCommand):
                 self.exitcode = 1
                 return
             sys.stderr.write(f"scrapy status: status page written to {opts.html}\n")
+        checks = (
+            failures(
+                Thresholds(opts.max_paused, opts.max_error_share, opts.max_warnings_per_page),
+                extra.courts,
+                pauses,
+                all_warnings,
+                now=dt.datetime.now(dt.UTC),
+            )
+            if opts.check
+            else None
+        )
         if opts.json:
             doc = {
+                "version": JSON_VERSION,
                 "state": path,
                 **report.as_dict(),
                 **extra.as_dict(),
                 "parts": parts,
                 "refresh": refresh,
+                "pauses": [p.as_dict() for p in pauses],
             }
+            if checks is not None:
+                doc["checks"] = checks
             sys.stdout.write(json.dumps(doc, indent=1) + "\n")
         elif not opts.html:
             sys.stdout.write(
                 format_report(report, path, extra)
+                + format_pauses(pauses)
                 + format_hardening(report, parts)
                 + format_refresh(refresh)
             )
+        if checks:
+            for failure in checks:
+                sys.stderr.write(f"scrapy status --check: FAIL {failure['message']}\n")
+            self.exitcode = CHECK_FAILED
+        elif checks is not None:
+            sys.stderr.write("scrapy status --check: ok (no court exceeds a threshold)\n")
+
+
+def format_pauses(pauses: list[Any]) -> str:
+    """The paused courts (docs/multi-court.md, "Courts that come back by themselves")."""
+    lines = ["", f"paused courts ({len(pauses)}):"]
+    for p in pauses:
+        lines.append(
+            f"  {p.court}: paused {p.paused_at}, due again {p.paused_until} (pause "
+            f"{p.pause_count} in a row): {p.pause_reason}"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def format_report(report: StatusReport, path: str, extra: StatusExtra | None = None) -> str:

@@ -531,6 +531,7 @@ class SippSpider(Spider):
                 number,
             )
             stop = True
+        self._note_published(court, page.total_cases)
         template = page.page_url_template or response.meta.get("sipp_template")
         more = (page.total_cases is None or number * PAGE_SIZE < page.total_cases) and bool(
             page.rows or page.row_errors
@@ -588,6 +589,17 @@ class SippSpider(Spider):
                 court.court_id, context, response.text, response.url, utc_now()
             ),
         )
+
+    def _note_published(self, court: CourtCrawl, total: int | None) -> None:
+        """The court's published case count for this crawl (``Total : N Perkara``, capped by
+        ``-a max_cases``) as the stat ``harvest/list/published_cases/<court>``: the progress
+        line's denominator. Unknown with ``since``/``until`` (a date window of the list)."""
+        stats = self.crawler.stats if getattr(self, "crawler", None) is not None else None
+        if stats is None or total is None or court.args.since or court.args.until:
+            return
+        if court.args.max_cases is not None:
+            total = min(total, court.args.max_cases)
+        stats.max_value(f"harvest/list/published_cases/{court.court_id}", total)
 
     def _refresh_page_done(self, court: CourtCrawl) -> bool:
         """A list page of a refresh walk is decided: whether to walk on; the planner's counts

@@ -77,18 +77,25 @@ def test_a_crawl_reports_progress_and_a_summary_and_exits_0_when_done(tmp_path: 
         )
     assert result.returncode == 0, result.stderr[-3000:]
     lines = re.findall(
-        r"progress pn-replika: cases (\d+)/(\d+) complete.*?; requests (\d+) ok, (\d+) waiting, "
-        r"(\d+) failed; ([\d.]+) req/min; (ETA \S+|nothing waiting)",
+        r"progress pn-replika: cases (\d+)/(\d+) complete \(([\d.]+)%; 30 published\); "
+        r"requests (\d+) ok, (\d+) waiting, (\d+) failed; ([\d.]+) exchanges/s; "
+        r"(ETA \S+ at ([\d.]+)/s|nothing waiting)",
         result.stderr,
     )
     assert len(lines) >= 3, result.stderr[-3000:]
     complete = [int(x[0]) for x in lines]
     assert complete == sorted(complete)  # progress only grows
-    assert any(x[6].startswith("ETA ") for x in lines[:-1])
-    assert any(float(x[5]) > 0 for x in lines)
+    # of the court's published total from the first line on, and the percentage never drops
+    assert {int(x[1]) for x in lines} == {30}
+    shares = [float(x[2]) for x in lines]
+    assert shares == sorted(shares)
+    assert any(x[7].startswith("ETA ") for x in lines[:-1])
+    # the polite rate of a 0.02 s delay: 50 exchanges per second
+    assert {x[8] for x in lines if x[8]} == {"50.00"}
+    assert any(float(x[6]) > 0 for x in lines)
     # the summary: every case complete, nothing waiting or failed, exit status 0
     summary = result.stderr[result.stderr.index("summary pn-replika: finished after") :]
-    assert "progress pn-replika: cases 30/30 complete (100.0%)" in summary
+    assert "progress pn-replika: cases 30/30 complete (100.0%; 30 published)" in summary
     assert ", 0 waiting, 0 failed;" in summary
     assert "exit status 0: done" in summary
     (ok,) = state_query(workspace, "SELECT count(*) FROM requests WHERE status = 'ok'")[0]

@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 import urllib.parse
 import zipfile
 from collections.abc import Iterator
@@ -142,17 +143,60 @@ def make_host(home: Path, installed: Path | None = None) -> Path:
 
 
 @pytest.fixture(scope="module")
-def host_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A scrapyd host as ``scripts/scrapyd-host`` makes it: harvest's dependencies and scrapyd,
+def host_python(tmp_path_factory: pytest.TempPathFactory, src: Path) -> Path:
+    """A scrapyd host made by ``scripts/scrapyd-host`` as the README says, from a fresh copy of
+    the checkout: harvest's dependencies and scrapyd (pip, from this machine's package index),
     without harvest."""
     home = tmp_path_factory.mktemp("host")
-    python = make_host(home)
+    venv = home / "venv"
+    made = subprocess.run(
+        [str(src / "scripts" / "scrapyd-host"), str(venv)],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert made.stdout.strip() == (
+        f"scrapyd-host: ready: {venv} (dependencies only); start {venv}/bin/scrapyd, "
+        "then scrapyd-deploy"
+    )
+    python = venv / "bin" / "python"
     check = "import scrapy, scrapyd\ntry:\n import harvest\nexcept ImportError:\n print('none')"
     probe = subprocess.run(
         [str(python), "-c", check], capture_output=True, text=True, cwd=home, check=True
     )
     assert probe.stdout.strip() == "none", probe.stderr
     return python
+
+
+def test_scrapyd_host_refuses_a_venv_with_harvest_installed(
+    host_python: Path, src: Path, tmp_path: Path
+) -> None:
+    """The check looks at the host's interpreter, not at ./harvest of the checkout it runs in."""
+    site = Path(
+        subprocess.run(
+            [str(host_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    (site / "harvest-installed-here.pth").write_text(f"{src}\n")
+    try:
+        again = subprocess.run(
+            [str(src / "scripts" / "scrapyd-host"), str(host_python.parents[1])],
+            cwd=src,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+    finally:
+        (site / "harvest-installed-here.pth").unlink()
+    assert again.returncode == 1
+    assert "scrapyd-host: harvest is installed in" in again.stderr
 
 
 @dataclass(frozen=True)
@@ -183,12 +227,13 @@ def running_scrapyd(home: Path, python: Path) -> Iterator[Path]:
         f"eggs_dir = {home}/eggs\nlogs_dir = {home}/logs\ndbs_dir = {home}/dbs\n"
         "items_dir =\njobs_dir =\npoll_interval = 0.5\nmax_proc = 2\n"
     )
-    proc = subprocess.Popen(
-        [str(python), "-m", "scrapyd", f"--pidfile={home}/scrapyd.pid"],
-        cwd=home,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with (home / "scrapyd.out").open("ab") as out:  # "Process died: exitstatus=5" ...
+        proc = subprocess.Popen(
+            [str(python), "-m", "scrapyd", f"--pidfile={home}/scrapyd.pid"],
+            cwd=home,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         wait_until(lambda: answers(sock), timeout=60, what="scrapyd answers", proc=proc)
         yield sock
@@ -358,3 +403,63 @@ def test_scrapy_status_runs_on_the_host_from_the_deployed_egg(
     assert [r["job"] for r in doc["runs"]] == ["job-status"]
     assert doc["courts"][0]["court"] == "pn-closed"
     assert doc["courts"][0]["error"] == 1
+
+
+def _finished_at(sock: Path, job: str) -> bool:
+    return any(j["id"] == job for j in api(sock, "listjobs.json?project=harvest")["finished"])
+
+
+@pytest.mark.parametrize("cancels", [1, 2])
+def test_a_cancelled_job_ends_in_bound_with_exit_5_and_its_summary(
+    scrapyd: Scrapyd, tmp_path: Path, cancels: int
+) -> None:
+    """scrapyd's cancel.json sends SIGINT: once, the job stops within HARVEST_STOP_TIMEOUT
+    (DOWNLOAD_TIMEOUT 3 + 15 s); twice, within 2 s of the second. Either way the process exits
+    5 (scrapyd logs it) and the job's log ends with the summary; the next job resumes it."""
+    from tests.support.scheduler import exchanges
+
+    workspace = tmp_path / "ws"
+    job = f"job-cancel-{cancels}"
+    log = scrapyd.home / "logs" / "harvest" / "sipp" / f"{job}.log"
+    with running_replica(cases=150, seed=9, court_id="pn-replika") as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        settings = {
+            "HARVEST_WORKSPACE": str(workspace),
+            "DOWNLOAD_DELAY": "0",
+            "AUTOTHROTTLE_ENABLED": "False",
+            "CONCURRENT_REQUESTS_PER_DOMAIN": "4",
+            "DOWNLOAD_TIMEOUT": "3",
+        }
+        form = [("project", "harvest"), ("spider", "sipp")]
+        form += [("base_url", replica.url), ("court_id", "pn-replika")]
+        form += [("setting", f"{k}={v}") for k, v in settings.items()]
+        assert api(scrapyd.sock, "schedule.json", [*form, ("jobid", job)])["status"] == "ok"
+        wait_until(lambda: exchanges(workspace) >= 40, timeout=120, what="the job crawls")
+        cancel = [("project", "harvest"), ("job", job)]
+        assert api(scrapyd.sock, "cancel.json", cancel)["prevstate"] == "running"
+        if cancels == 2:
+            wait_until(
+                lambda: "Received SIGINT" in log.read_text(), timeout=30, what="SIGINT logged"
+            )
+            api(scrapyd.sock, "cancel.json", cancel)
+        sent = time.monotonic()
+        wait_until(lambda: _finished_at(scrapyd.sock, job), timeout=60, what="the job ends")
+        took = time.monotonic() - sent
+        text = log.read_text()
+        resume = f"{job}-resume"
+        assert api(scrapyd.sock, "schedule.json", [*form, ("jobid", resume)])["status"] == "ok"
+        wait_finished(scrapyd.sock, resume)
+    # scrapyd's poll interval is 0.5 s: a job ended within 2 s is seen within 2.5 s
+    assert took <= (18.5 if cancels == 1 else 2.5), took
+    assert (
+        text.rstrip()
+        .splitlines()[-1]
+        .endswith(
+            "exit status 5: stopped before the end with requests still waiting: run the same "
+            "command again to resume"
+        )
+    ), text[-2000:]
+    daemon_log = (scrapyd.home / "scrapyd.out").read_text()
+    assert f"Process died: exitstatus=5 project='harvest' spider='sipp' job='{job}'" in daemon_log
+    assert f"Process finished: project='harvest' spider='sipp' job='{resume}'" in daemon_log
+    assert mismatches(exported(workspace), truth) == {}

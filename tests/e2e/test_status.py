@@ -171,3 +171,42 @@ def test_the_status_page_renders_in_chromium_with_its_numbers(
         assert f" {count} {reason[:40]}" in text, reason
     assert "Throughput (HTTP exchanges per minute)" in text
     assert " ended " in text
+
+
+def test_status_json_is_versioned_and_check_applies_the_thresholds(
+    faulty_workspace: Path,
+) -> None:
+    """docs/status.md: the document's version and keys; --check fails on the error share
+    (exit 1, one line naming the court and the numbers) and passes under a looser limit."""
+    doc = json.loads(scrapy_command("status", faulty_workspace, "--json").stdout)
+    assert doc["version"] == 1
+    assert set(doc) == {
+        "version", "state", "totals", "counts", "oldest_pending", "latest_errors", "runs",
+        "notices", "latest_notices", "parse_warnings", "courts", "error_groups",
+        "error_groups_total", "run_states", "parts", "refresh", "pauses",
+    }  # fmt: skip
+    assert doc["pauses"] == []
+    ((ok, failed),) = state_query(
+        faulty_workspace,
+        "SELECT sum(status = 'ok'), sum(status = 'error') FROM requests",
+    )
+    share = failed / (ok + failed)
+    assert 0 < share < 1
+    limit = share / 2
+    strict = scrapy_command(
+        "status", faulty_workspace, "--check", "--json", "--max-error-share", f"{limit}"
+    )
+    assert strict.returncode == 1
+    assert (
+        f"scrapy status --check: FAIL court {COURT}: {failed} of {ok + failed} ended requests "
+        f"failed ({100 * share:.1f}% > {100 * limit:g}%)\n"
+    ) in strict.stderr
+    checks = json.loads(strict.stdout)["checks"]
+    assert (checks[0]["court"], checks[0]["check"]) == (COURT, "error_share")
+    assert (checks[0]["value"], checks[0]["limit"]) == (round(share, 4), limit)
+    loose = scrapy_command(
+        "status", faulty_workspace, "--check", "--max-error-share", "1",
+        "--max-warnings-per-page", "1000",
+    )  # fmt: skip
+    assert loose.returncode == 0, loose.stderr
+    assert loose.stderr.endswith("scrapy status --check: ok (no court exceeds a threshold)\n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,7 +84,12 @@ def test_three_courts_in_one_crawl_equal_their_truths(tmp_path: Path) -> None:
     assert "multi-court crawl: 3 courts open (pn-satu, pa-dua, ptun-tiga)" in result.stderr
     # the summary sums the courts: 72 cases complete, exit status 0
     assert "summary 3 courts: finished" in result.stderr
-    assert "progress 3 courts: cases 72/72 complete (100.0%)" in result.stderr
+    assert "progress 3 courts: cases 72/72 complete (100.0%; 72 published)" in result.stderr
+    # the one line names the slowest court (all done here: the first of the smallest share)
+    assert "0 waiting, 0 failed; " in result.stderr
+    assert re.search(
+        r"; slowest (pn-satu|pa-dua|ptun-tiga): \d+/\d+ complete, 0 waiting", result.stderr
+    )
     assert_state_invariants(ws)
     # one run a court, each closed finished
     runs = state_query(ws, "SELECT court, close_reason FROM runs ORDER BY court")

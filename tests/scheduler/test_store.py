@@ -178,6 +178,43 @@ class StoreContract:
         assert (got.access, got.effective_base_url, got.checked_at) == (None, None, None)
         assert got.crawl_url == "http://127.0.0.9:1/"
 
+    def test_a_paused_court_counts_its_pauses_and_its_failed_rows_go_back_by_id(
+        self, db: Path
+    ) -> None:
+        """Issue #27 (court_pauses): a pause in a row counts up, is listed with its times and
+        reason, survives a reopen and goes on resume; requeue by ids touches only those."""
+        s = self.open(db)
+        assert s.court_pauses() == []
+        run_id, _ = s.start_run(RUN)
+        ids = [s.add(new(f"case|c1|{n}"), run_id) for n in range(3)]
+        for _ in ids:
+            c = s.claim("c1", run_id, busy_groups=[], held=[])
+            assert c is not None
+            s.finish(c.id, run_id, ok=False, reason="HTTP 503")
+        s.commit()
+        first, second = int(ids[0] or 0), int(ids[1] or 0)
+        assert s.requeue(ErrorFilter(court="c1", ids=(first, second))) == 2
+        assert s.count(court="c1", status=Status.ERROR) == 1
+        assert s.count(court="c1", status=Status.PENDING) == 2
+        at, until = "2026-12-02T01:00:00.000Z", "2026-12-02T01:05:00.000Z"
+        assert s.pause_court("c1", reason="HTTP 503", until=until, at=at) == 1
+        later = "2026-12-02T01:25:00.000Z"
+        assert s.pause_court("c1", reason="HTTP 502", until=later, at=until) == 2
+        s.commit()
+        s.close()
+        s = self.open(db)
+        (pause,) = s.court_pauses()
+        assert pause.as_dict() == {
+            "court": "c1",
+            "paused_at": until,
+            "paused_until": later,
+            "pause_reason": "HTTP 502",
+            "pause_count": 2,
+        }
+        assert s.resume_court("c1") is True
+        assert s.resume_court("c1") is False
+        assert s.court_pauses() == []
+
     def test_one_store_holds_the_locks_of_several_courts(self, db: Path) -> None:
         """A multi-court crawl: one store, one lock a court, each given up on its own."""
         c2 = RunInfo(**{**RUN.__dict__, "court": "c2"})

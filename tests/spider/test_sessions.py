@@ -109,3 +109,38 @@ def test_a_request_that_failed_leaves_its_session_to_it() -> None:
     first, second, third = asyncio.run(scenario())
     assert second != first  # a fresh session, never the failed request's
     assert third == second  # an ordinary end of a chain gives the jar back to the pool
+
+
+def test_a_request_waiting_for_a_session_gives_up_when_the_crawl_stops() -> None:
+    """Issue #27: a closing engine never sends the redirect hop that holds the jar, so a request
+    waiting in the lease must give up (and not be an outcome), or the stop hangs for ever."""
+    import asyncio
+
+    from harvest.errors import StoppedBeforeSending
+    from harvest.sessions import SessionPool
+
+    async def scenario() -> tuple[bool, float, int, str]:
+        pool = SessionPool("pn-x", size=1)
+        held = await pool.lease(lambda _: False)  # a redirect chain holds the only jar
+        stopping = False
+        loop = asyncio.get_running_loop()
+        waiting = asyncio.ensure_future(pool.lease(lambda _: False, lambda: stopping, poll=0.01))
+        await asyncio.sleep(0.05)
+        still_waiting = not waiting.done()
+        stopping = True
+        began = loop.time()
+        try:
+            await waiting
+        except StoppedBeforeSending as exc:
+            error = str(exc)
+        took = loop.time() - began
+        # the withdrawn waiter takes no release meant for a later request
+        pool.give_back(held.jar, held.id)
+        after = await pool.lease(lambda _: False)
+        return still_waiting, took, after.id, error
+
+    still_waiting, took, after_id, error = asyncio.run(scenario())
+    assert still_waiting
+    assert took < 0.5
+    assert after_id == 2
+    assert error == "not sent"
