@@ -73,7 +73,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """``--dist loadgroup`` sees a group as a node id's ``@<group>`` suffix. xdist 3.8 writes it
     to ``item._nodeid``, which pytest 9 no longer reads (``item._id``): set where it is read,
     unless xdist did (a version that works), so groups hold under either."""
-    if not session.config.getvalue("loadgroup"):
+    if not getattr(session.config.option, "loadgroup", False):  # False without xdist
         return
     for item in session.items:
         marks = [m.args[0] if m.args else m.kwargs.get("name", "default")
