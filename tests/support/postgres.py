@@ -1,6 +1,9 @@
 """A throwaway PostgreSQL server for the tests, and a fresh database per test.
 
-``pg_server`` (session): with ``HARVEST_TEST_DATABASE_URL`` set (a role allowed to
+``pg_server`` (session): one server per test process (per pytest-xdist worker), however many
+modules or conftests import the fixture: it is started by the first test that asks for it and
+stopped at the end of the session (:func:`stop_shared_server`, called by tests/conftest.py; at
+exit otherwise). With ``HARVEST_TEST_DATABASE_URL`` set (a role allowed to
 ``CREATE DATABASE``), that server is used and nothing is started. Otherwise the Debian
 ``postgresql`` binaries (``/usr/lib/postgresql/<ver>/bin``, installed by scripts/bootstrap) build
 one in a temporary directory: ``initdb`` (a superuser ``harvest`` with a random password; local
@@ -13,8 +16,9 @@ PostgreSQL refuses to run as root: when the tests run as root, ``initdb``, ``pg_
 server run as the ``postgres`` user the Debian package creates (else ``nobody``) through
 ``setpriv``, in a directory owned by that user.
 
-``pg_database`` (function): ``CREATE DATABASE`` of a new name for the test, its URL (with the
-password, over TCP) given to the test; dropped (``WITH (FORCE)``) after it.
+``pg_database`` (function): ``CREATE DATABASE`` of a new name for the test (unique across
+workers: it holds the process id), its URL (with the password, over TCP) given to the test;
+dropped (``WITH (FORCE)``) after it.
 
 Without the binaries and without ``HARVEST_TEST_DATABASE_URL`` the PostgreSQL tests are skipped,
 except under CI (``CI`` set), where that is a failure.
@@ -22,6 +26,7 @@ except under CI (``CI`` set), where that is a failure.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import os
@@ -201,12 +206,21 @@ def bench_databases(url: str | None) -> Iterator[Callable[[], str]]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PostgresServer]:
+#: The server of this test process (started once, whoever asks first): see the module docstring.
+_shared: PostgresServer | None = None
+_shared_throwaway: ThrowawayServer | None = None
+
+
+def shared_server() -> PostgresServer:
+    """This process's test server: ``HARVEST_TEST_DATABASE_URL``'s, else a throwaway one started
+    on the first call. Skips (fails under ``CI``) without either."""
+    global _shared, _shared_throwaway
+    if _shared is not None:
+        return _shared
     given = os.environ.get(URL_ENV)
     if given:
-        yield PostgresServer(given)
-        return
+        _shared = PostgresServer(given)
+        return _shared
     bindir = server_bindir()
     if bindir is None:
         why = (
@@ -222,10 +236,23 @@ def pg_server() -> Iterator[PostgresServer]:
     except BaseException:
         server.stop()
         raise
-    try:
-        yield PostgresServer(admin, datadir=server.data)
-    finally:
+    _shared_throwaway = server
+    _shared = PostgresServer(admin, datadir=server.data)
+    atexit.register(stop_shared_server)
+    return _shared
+
+
+def stop_shared_server() -> None:
+    """Stop this process's throwaway server, if one was started (idempotent)."""
+    global _shared, _shared_throwaway
+    server, _shared_throwaway, _shared = _shared_throwaway, None, None
+    if server is not None:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> PostgresServer:
+    return shared_server()
 
 
 @pytest.fixture
