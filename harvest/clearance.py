@@ -688,6 +688,8 @@ def _port_of(scheme: str, port: int | None) -> int:
 def _without_query(url: str) -> str:
     """``url`` without its query and fragment (a page may put the cookie it stole there)."""
     return url.split("?", 1)[0].split("#", 1)[0][:200]
+
+
 def _with_browser(settings: BaseSettings) -> BaseSettings:
     """A copy of ``settings`` with ``SIPP_BROWSER = "challenge"`` (checked as such)."""
     from scrapy.settings import Settings
