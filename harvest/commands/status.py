@@ -392,7 +392,8 @@ def format_hardening(report: StatusReport, parts: dict[str, Any]) -> str:
             "",
             (
                 f"ok requests whose parts are missing from items.sqlite ({parts['items']}): "
-                f"{parts['missing']} (the next crawl fetches them again)"
+                f"{parts['missing']} (the next crawl rebuilds them from the page archive and "
+                "fetches what it lacks)"
             ),
         ]
         lines += [f"  {key} -> {part}" for key, part in parts["sample"]]

@@ -237,19 +237,21 @@ def test_after_items_sqlite_is_lost_or_truncated_the_next_crawl_rebuilds_it(
             ws, "SELECT count(*) FROM requests WHERE status = 'ok' AND kind IN ('case', 'tab')"
         )[0][0]
 
-        # deleted: status says so, the next crawl fetches every case and tab again
+        # deleted: status says so, the next crawl rebuilds every case and tab from the archive
         for f in ws.glob("items.sqlite*"):
             f.unlink()
         status = scrapy_command("status", ws)
         assert (
             f"ok requests whose parts are missing from items.sqlite (missing): {parts} "
-            "(the next crawl fetches them again)"
+            "(the next crawl rebuilds them from the page archive and fetches what it lacks)"
         ) in status.stdout
         second = crawl(replica.url, COURT, ws)
         assert second.returncode == 0, second.stderr[-3000:]
         assert (
-            f"{parts} requests of {COURT} were ok but their parts are missing from the item store"
+            f"rebuilt {parts} parts of {COURT} from the page archive ({parts} pages read, "
+            "0 failed)"
         ) in second.stderr
+        assert "were ok but their parts are missing" not in second.stderr
         assert mismatches(exported(ws), truth) == {}
         assert "every ok request has its parts in items.sqlite" in (
             scrapy_command("status", ws).stdout
