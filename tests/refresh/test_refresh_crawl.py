@@ -62,6 +62,44 @@ def closed(tabs: dict[str, Any]) -> bool:
     return True
 
 
+def _dates(value: Any) -> list[dt.date]:
+    if isinstance(value, str) and len(value) == 10 and value[4] == "-" and value[7] == "-":
+        try:
+            return [dt.date.fromisoformat(value)]
+        except ValueError:
+            return []
+    if isinstance(value, dict):
+        return [d for v in value.values() for d in _dates(v)]
+    if isinstance(value, list):
+        return [d for v in value for d in _dates(v)]
+    return []
+
+
+def quiet_days(doc: dict[str, Any], fetched: dt.date) -> int:
+    """Days between the newest date a document shows (up to ``fetched``) and ``fetched``."""
+    days = [d for d in _dates([doc["case"], doc["tabs"]]) if d <= fetched]
+    return (fetched - max(days)).days
+
+
+def steps_pending(doc: dict[str, Any], fetched: dt.date) -> bool:
+    """docs/refresh.md: an empty date field in a post-verdict tab, or a verdict less than 14
+    days old at the fetch."""
+
+    def empty(value: Any) -> bool:
+        if isinstance(value, dict):
+            return any(
+                ((k == "tanggal" or k.startswith("tanggal_")) and v in (None, "")) or empty(v)
+                for k, v in value.items()
+            )
+        return isinstance(value, list) and any(empty(v) for v in value)
+
+    tabs = doc["tabs"]
+    verdict = dt.date.fromisoformat(tabs["putusan"]["tanggal_putusan"])
+    return (fetched - verdict).days < 14 or any(
+        empty(tabs.get(t)) for t in ("putusan", "barang_bukti", "grasi", "banding", "kasasi", "pk")
+    )
+
+
 def status_refresh(workspace: Path, today: dt.date) -> dict[str, Any]:
     """The court's refresh entry of ``scrapy status --json`` as of ``today`` (times left out)."""
     result = scrapy_command(
@@ -135,6 +173,7 @@ def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchan
             "last": {"generation": 1, "policy": "due", "today": day},
             "today": day,
             "due_now": 0,
+            "due_why": {},
             "refreshed": 25,
             "changed": 0,
             "new": 25,
@@ -153,12 +192,23 @@ def test_due_refresh_fetches_exactly_the_new_cases_and_stops_at_the_first_unchan
         assert keys_of_generation(ws, "list", 2) == {f"list|{COURT}|all|1"}
         assert mismatches(exported(ws), truth) == {}
 
-        # 31 days later every open case is due (back-off at most 30 days), wherever its row
-        # is on the list: the walk goes on past unchanged pages until it met them all
+        # 31 days later every open case is due (back-off at most 30 days), and every closed
+        # one whose post-verdict steps were still going on when it was fetched (on TODAY),
+        # wherever its row is on the list: the walk goes on past unchanged pages until it met
+        # them all
         later = TODAY + dt.timedelta(days=31)
         open_cases = {doc["source_id"] for doc in truth.values() if not closed(doc["tabs"])}
+        stepping = {
+            doc["source_id"]
+            for doc in truth.values()
+            if closed(doc["tabs"]) and steps_pending(doc, TODAY) and quiet_days(doc, TODAY) < 30
+        }
         assert 0 < len(open_cases) < len(truth)
-        assert status_refresh(ws, later)["due_now"] == len(open_cases)
+        open_cases |= stepping
+        status = status_refresh(ws, later)
+        assert status["due_now"] == len(open_cases)
+        assert status["due_why"].get("post-verdict", 0) >= len(stepping)
+        assert sum(status["due_why"].values()) == len(open_cases)
         month = crawl(
             after.url,
             COURT,
