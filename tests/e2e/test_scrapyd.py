@@ -31,7 +31,9 @@ from tests.support.harvest_run import exported, mismatches, state_query, truth_b
 from tests.support.paths import REPO
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.slow
+#: the host is made by scripts/scrapyd-host, a real pip install (from this machine's index):
+#: a minute or two alone, over 10 on a loaded machine; its first test carries it
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 BIN = Path(sys.executable).parent
 
