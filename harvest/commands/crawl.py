@@ -118,7 +118,8 @@ class Command(ScrapyCrawlCommand):
             return
         crawler = self._create_crawler(args[0])
         # one signal stops within HARVEST_STOP_TIMEOUT; a second exits 5 at once with the summary
-        StopGuard(crawler, timeout).install(self.crawler_process)
+        guard = StopGuard(crawler, timeout)
+        guard.install(self.crawler_process)
         crawler.signals.connect(spider_opened, signal=signals.spider_opened, weak=False)
         crawler.signals.connect(spider_closed, signal=signals.spider_closed, weak=False)
         started: Any = self.crawler_process.crawl(crawler, **opts.spargs)
@@ -143,3 +144,5 @@ class Command(ScrapyCrawlCommand):
                     "fix the cause and run the same command again to resume.\n"
                 )
         self.exitcode = status
+        sys.stderr.flush()
+        guard.exit_after_stop(status)  # stopped by a signal: nothing is left to wait for

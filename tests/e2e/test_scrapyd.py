@@ -31,7 +31,9 @@ from tests.support.harvest_run import exported, mismatches, state_query, truth_b
 from tests.support.paths import REPO
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.slow
+#: the host is made by scripts/scrapyd-host, a real pip install (from this machine's index):
+#: a minute or two alone, over 10 on a loaded machine; its first test carries it
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 BIN = Path(sys.executable).parent
 
@@ -421,7 +423,7 @@ def test_a_cancelled_job_ends_in_bound_with_exit_5_and_its_summary(
     workspace = tmp_path / "ws"
     job = f"job-cancel-{cancels}"
     log = scrapyd.home / "logs" / "harvest" / "sipp" / f"{job}.log"
-    with running_replica(cases=150, seed=9, court_id="pn-replika") as replica:
+    with running_replica(cases=60, seed=9, court_id="pn-replika") as replica:
         truth = truth_by_key(replica.truth_path(tmp_path))
         settings = {
             "HARVEST_WORKSPACE": str(workspace),
@@ -448,7 +450,7 @@ def test_a_cancelled_job_ends_in_bound_with_exit_5_and_its_summary(
         text = log.read_text()
         resume = f"{job}-resume"
         assert api(scrapyd.sock, "schedule.json", [*form, ("jobid", resume)])["status"] == "ok"
-        wait_finished(scrapyd.sock, resume)
+        wait_finished(scrapyd.sock, resume, timeout=900)
     # scrapyd's poll interval is 0.5 s: a job ended within 2 s is seen within 2.5 s
     assert took <= (18.5 if cancels == 1 else 2.5), took
     assert (

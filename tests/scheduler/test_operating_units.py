@@ -97,3 +97,17 @@ def test_a_forced_stop_logs_and_exits_5_once(caplog: pytest.LogCaptureFixture) -
         "stopping now: forced by a second SIGINT (HARVEST_STOP_TIMEOUT 18 s)",
         "exit status 5: stopped before the end (forced by a second SIGINT)",
     ]
+
+
+def test_after_a_stop_signal_the_process_exits_with_its_status_once_summed_up() -> None:
+    class NoCrawler:
+        extensions = None
+
+    exits: list[int] = []
+    guard = StopGuard(NoCrawler(), 18.0, exit_process=exits.append)  # type: ignore[arg-type]
+    guard.exit_after_stop(3)
+    assert exits == []  # no signal: the interpreter exits as usual
+    guard.signalled = True
+    guard.exit_after_stop(5)
+    guard.force("the watchdog, too late")  # already exiting: nothing more
+    assert exits == [5]
