@@ -745,7 +745,15 @@ class ItemStore:
     def _record_fetch(
         self, valid: ValidPart, result: UpsertResult, now: str, url: str, fetched_at: str
     ) -> None:
-        """The part history row of one upsert (in the upsert's transaction)."""
+        """The part history row of one upsert (in the upsert's transaction), ``seen_at``
+        strictly after the part's previous one (two fetches within a millisecond keep their
+        order)."""
+        previous = self._execute(
+            "SELECT max(seen_at) FROM part_history WHERE dedupe_key = ? AND part = ?",
+            (valid.dedupe_key, valid.part),
+        ).fetchone()
+        if previous is not None and previous[0] is not None:
+            now = _later_than(previous[0], now)
         self._execute(
             "INSERT INTO part_history (dedupe_key, part, seen_at, fetched_at, url, part_hash,"
             " schema_version, result, data_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -18,8 +18,9 @@ from harvest.schema.__main__ import outputs
 from harvest.schema.published import document_schema_problems
 from harvest.shipping.run import plan
 from harvest.shipping.shiplog import ShippedIndex
+from pipelines.store import ItemStore
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import crawl, exported
+from tests.support.harvest_run import crawl
 from tests.support.ingest import TOKEN, start_server
 from tests.support.paths import PY, REPO
 
@@ -137,7 +138,21 @@ def test_every_document_of_a_replica_crawl_matches(tmp_path: Path, variant: str)
     with running_replica(cases=30, seed=5, variant=variant, court_id=court) as replica:
         result = crawl(replica.url, court, tmp_path / "ws")
     assert result.returncode == 0, result.stderr[-3000:]
-    documents = exported(tmp_path / "ws")
+    with ItemStore.open(tmp_path / "ws" / "items.sqlite", readonly=True) as store:
+        documents = {d["dedupe_key"]: d for d in store.iter_documents(complete_only=False)}
     assert len(documents) == 30
     problems = {k: document_schema_problems(d) for k, d in documents.items()}
     assert {k: v for k, v in problems.items() if v} == {}
+
+
+def test_the_compiled_validator_agrees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harvest.schema import published
+
+    monkeypatch.setattr(published, "COMPILE_AFTER", 0)
+    documents = truth(tmp_path, "ptun", 40)
+    assert [d["dedupe_key"] for d in documents if document_schema_problems(d)] == []
+    wrong = copy.deepcopy(documents[0])
+    wrong["case"]["tabs"][0]["available"] = "true"
+    assert document_schema_problems(wrong) == [
+        {"pointer": "#/case/tabs/0/available", "detail": "'true' is not of type 'boolean'"}
+    ]
