@@ -183,7 +183,7 @@ def test_status_json_is_versioned_and_check_applies_the_thresholds(
     assert set(doc) == {
         "version", "state", "totals", "counts", "oldest_pending", "latest_errors", "runs",
         "notices", "latest_notices", "parse_warnings", "courts", "error_groups",
-        "error_groups_total", "run_states", "parts", "refresh", "pauses",
+        "error_groups_total", "run_states", "parts", "refresh", "pauses", "national",
     }  # fmt: skip
     assert doc["pauses"] == []
     ((ok, failed),) = state_query(
