@@ -28,27 +28,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import crawl_command, exported, truth_by_key
+from tests.support.harvest_run import exported, truth_by_key
 from tests.support.paths import REPO
-from tests.support.stopping import StopTrial, stop_trial
+from tests.support.stopping import BOUND, StopTrial, stop_command, stop_trial
 
 COURT = "pn-bench"
-TIMEOUT = 3
-BOUND = TIMEOUT + 15.0
-
-
-def command(ws: Path, url: str) -> list[str]:
-    return crawl_command(
-        url,
-        COURT,
-        ws,
-        settings={
-            "DOWNLOAD_TIMEOUT": str(TIMEOUT),
-            "CONCURRENT_REQUESTS_PER_DOMAIN": "4",
-            "RETRY_TIMES": "6",
-            "HARVEST_PROGRESS_INTERVAL": "0",
-        },
-    )
 
 
 def one_checkout(
@@ -57,7 +41,7 @@ def one_checkout(
     ws, log = tmp / f"{name}-ws", tmp / f"{name}.log"
     rng = random.Random(seed)
     with running_replica(cases=300, seed=27, court_id=COURT) as rep:
-        cmd = command(ws, rep.url)
+        cmd = stop_command(ws, rep.url, COURT)
         results: list[StopTrial] = []
         for n in [1] * trials + [2] * trials:
             t = stop_trial(cmd, ws, log, rng, signals=n, after=(10, 150), deadline=deadline,

@@ -14,33 +14,13 @@ from pathlib import Path
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.support.harvest_run import crawl_command, exported, run, truth_by_key
+from tests.support.harvest_run import exported, run, truth_by_key
 from tests.support.scheduler import assert_state_invariants
-from tests.support.stopping import stop_trial
+from tests.support.stopping import BOUND, stop_command, stop_trial
 
 pytestmark = pytest.mark.slow
 
 COURT = "pn-replika"
-#: The test's DOWNLOAD_TIMEOUT and the bound it implies (HARVEST_STOP_TIMEOUT's default is
-#: DOWNLOAD_TIMEOUT + 15 s).
-TIMEOUT = 3
-BOUND = TIMEOUT + 15
-
-
-def stop_cmd(ws: Path, url: str) -> list[str]:
-    # 4 sessions per court and the default case look-ahead: 5 cases want 4 jars, so requests
-    # wait in the pool's lease while redirects hold jars (the hang of issue #27)
-    return crawl_command(
-        url,
-        COURT,
-        ws,
-        settings={
-            "DOWNLOAD_TIMEOUT": str(TIMEOUT),
-            "CONCURRENT_REQUESTS_PER_DOMAIN": "4",
-            "RETRY_TIMES": "6",
-            "HARVEST_PROGRESS_INTERVAL": "0",
-        },
-    )
 
 
 def test_single_and_double_sigints_end_in_bound_with_a_summary_and_lose_nothing(
@@ -49,7 +29,7 @@ def test_single_and_double_sigints_end_in_bound_with_a_summary_and_lose_nothing(
     ws, log = tmp_path / "ws", tmp_path / "crawl.log"
     rng = random.Random(2027)
     with running_replica(cases=80, seed=27, court_id=COURT) as rep:
-        cmd = stop_cmd(ws, rep.url)
+        cmd = stop_command(ws, rep.url, COURT)
         trials = [stop_trial(cmd, ws, log, rng, signals=n, after=(10, 120)) for n in (1, 2) * 3]
         final = run(cmd, timeout=600, log=log)
         want = truth_by_key(rep.write_truth(tmp_path / "truth.jsonl"))

@@ -13,9 +13,33 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.harvest_run import crawl_command
 from tests.support.paths import REPO
 from tests.support.scheduler import exchanges, wait_for_progress
 from tests.support.waiting import wait_until
+
+#: The stop scenario's DOWNLOAD_TIMEOUT and the bound it implies (HARVEST_STOP_TIMEOUT's default
+#: is DOWNLOAD_TIMEOUT + 15 s).
+TIMEOUT = 3
+BOUND = TIMEOUT + 15.0
+
+
+def stop_command(ws: Path, url: str, court: str) -> list[str]:
+    """The crawl the stops interrupt: 4 sessions per court and the default case look-ahead (5
+    cases want 4 jars, so requests wait in the pool's lease while redirects hold jars: the hang
+    of issue #27)."""
+    return crawl_command(
+        url,
+        court,
+        ws,
+        settings={
+            "DOWNLOAD_TIMEOUT": str(TIMEOUT),
+            "CONCURRENT_REQUESTS_PER_DOMAIN": "4",
+            "RETRY_TIMES": "6",
+            "HARVEST_PROGRESS_INTERVAL": "0",
+        },
+    )
+
 
 #: The summary's last line (extensions/progress.py): ``exit status <code>: <advice>``.
 SUMMARY_END = re.compile(rb"exit status (\d): ")
