@@ -157,6 +157,8 @@ _SIPP_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
 # --- page archive (harvest/archive/, docs/archive.md) ----------------------------------------
 # HARVEST_ARCHIVE (bool, default True): every parsed page as WARC in <HARVEST_WORKSPACE>/archive.
 # HARVEST_ARCHIVE_MAX_FILE_BYTES (int, default 256 MiB): a WARC file is rotated past this size.
+# HARVEST_ARCHIVE_WRITER (str, default "thread"): where pages are encoded and written: a thread
+#   of the crawl ("thread") or a process of its own ("process").
 # HARVEST_ARCHIVE_RETENTION_DAYS (float, default 0): `scrapy archive --prune` also keeps the
 #   superseded records fetched within this many days (0: the latest record of each key only).
 _ARCHIVE_DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {

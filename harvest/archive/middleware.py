@@ -1,9 +1,11 @@
 """The archive's downloader middleware: every final response the spider parses, into WARC.
 
-Writing happens in a writer process (:mod:`harvest.archive.worker`) with group commit: the
-responses that arrive while a batch is being written form the next batch (written, one
+Writing happens in the archive writer (:mod:`harvest.archive.worker`: a thread of the crawl by
+default, or a process of its own, ``HARVEST_ARCHIVE_WRITER``) with group commit: the responses
+that arrive while a batch is being written form the next batch (encoded, written, one
 ``fsync``, indexed in one transaction), and each response goes on to its callback only once its
-entry is indexed. The reactor never waits for the disk, nor spends its CPU on WARC encoding.
+entry is indexed. The reactor never waits for the disk, nor spends its CPU on WARC encoding,
+compression or digests: it only hands the exchange over.
 
 Placed outermost but for the outcome middleware (``DOWNLOADER_MIDDLEWARES`` 30: below Retry 550,
 Redirect 600 and page validation 580), it sees each request's *final* response (the last of a
@@ -12,7 +14,8 @@ session middleware downloads through the same chain. A response is archived, fsy
 indexed before its callback runs, so its parts are never stored without their page.
 
 Settings (README, "Settings reference"): ``HARVEST_ARCHIVE`` (bool, default True),
-``HARVEST_ARCHIVE_MAX_FILE_BYTES`` (int, default 256 MiB). Stats: ``harvest/archive/records``,
+``HARVEST_ARCHIVE_MAX_FILE_BYTES`` (int, default 256 MiB), ``HARVEST_ARCHIVE_WRITER`` (str,
+``thread`` or ``process``, default ``thread``). Stats: ``harvest/archive/records``,
 ``harvest/archive/bytes``, ``harvest/archive/warmups``.
 """
 
@@ -23,7 +26,8 @@ import logging
 import multiprocessing
 import os
 import time
-from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -72,6 +76,9 @@ logger = logging.getLogger(__name__)
 
 #: ``HARVEST_ARCHIVE``: keep a WARC copy of every parsed page.
 DEFAULT_ARCHIVE = True
+#: ``HARVEST_ARCHIVE_WRITER``: where entries are encoded and written (``thread`` or ``process``).
+DEFAULT_WRITER = "thread"
+WRITERS = ("thread", "process")
 STAT_PREFIX = "harvest/archive"
 
 
@@ -85,6 +92,14 @@ def archive_enabled(settings: BaseSettings) -> bool:
         ) from exc
 
 
+def archive_writer(settings: BaseSettings) -> str:
+    """``HARVEST_ARCHIVE_WRITER``, checked: ``thread`` or ``process``."""
+    value = str(settings.get("HARVEST_ARCHIVE_WRITER", DEFAULT_WRITER) or DEFAULT_WRITER)
+    if value.strip().lower() not in WRITERS:
+        raise SettingsError(f"HARVEST_ARCHIVE_WRITER={value!r} is neither 'thread' nor 'process'")
+    return value.strip().lower()
+
+
 def archive_root(settings: BaseSettings) -> Path:
     """``<HARVEST_WORKSPACE>/archive``."""
     return resolve_workspace(settings.get(WORKSPACE_ENV)) / ARCHIVE_DIR
@@ -93,10 +108,14 @@ def archive_root(settings: BaseSettings) -> Path:
 class ArchiveMiddleware:
     """Write each final response (and warm-up) to the workspace's WARC archive."""
 
-    def __init__(self, crawler: Crawler, root: Path, max_file_bytes: int) -> None:
+    def __init__(
+        self, crawler: Crawler, root: Path, max_file_bytes: int, writer: str = DEFAULT_WRITER
+    ) -> None:
         self.crawler = crawler
         self.root = root
         self.max_file_bytes = max_file_bytes
+        self.writer = writer
+        self._thread_writers: worker.Writers | None = None
         self.court = ""
         self.run = new_run_name()
         self._writers: dict[str, ArchiveWriter] = {}
@@ -121,7 +140,7 @@ class ArchiveMiddleware:
             raise SettingsError(
                 f"HARVEST_ARCHIVE_MAX_FILE_BYTES must be positive, not {max_bytes}"
             )
-        mw = cls(crawler, archive_root(settings), max_bytes)
+        mw = cls(crawler, archive_root(settings), max_bytes, archive_writer(settings))
         crawler.signals.connect(mw.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         return mw
@@ -137,22 +156,38 @@ class ArchiveMiddleware:
     def _open_batcher(self) -> _Batcher:
         if self._batcher is None:
             ensure_workspace(self.root)
-            self._batcher = _Batcher(
-                ProcessPoolExecutor(
-                    max_workers=1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=worker.start,
-                    initargs=(
-                        str(self.root),
-                        self.court,
-                        self.run,
-                        self.max_file_bytes,
-                        self._software(),
-                        os.getpid(),  # the writer exits when this process is gone
-                    ),
+            if self.writer == "thread":
+                writers = self._thread_writers = worker.Writers(
+                    str(self.root), self.run, self.max_file_bytes, self._software()
                 )
+                self._batcher = _Batcher(
+                    ThreadPoolExecutor(max_workers=1, thread_name_prefix="harvest-archive"),
+                    writers.write_many,
+                )
+            else:
+                self._batcher = _Batcher(
+                    ProcessPoolExecutor(
+                        max_workers=1,
+                        mp_context=multiprocessing.get_context("spawn"),
+                        initializer=worker.start,
+                        initargs=(
+                            str(self.root),
+                            self.court,
+                            self.run,
+                            self.max_file_bytes,
+                            self._software(),
+                            os.getpid(),  # the writer exits when this process is gone
+                        ),
+                    ),
+                    worker.write_many,
+                )
+            logger.info(
+                "Archiving pages to %s/%s (run %s, writer %s)",
+                self.root,
+                self.court,
+                self.run,
+                self.writer,
             )
-            logger.info("Archiving pages to %s/%s (run %s)", self.root, self.court, self.run)
         return self._batcher
 
     def _open_writer(self, court: str) -> ArchiveWriter:
@@ -174,6 +209,9 @@ class ArchiveMiddleware:
         if self._batcher is not None:
             self._batcher.shutdown()
             self._batcher = None
+        if self._thread_writers is not None:  # its thread has finished: closed here
+            self._thread_writers.close()
+            self._thread_writers = None
         if self._writers:
             writers = list(self._writers.values())
             for writer in writers:
@@ -239,11 +277,16 @@ class ArchiveMiddleware:
 
 
 class _Batcher:
-    """Group commit in the writer process: ``await write(key, exchange)`` returns the entry once
+    """Group commit in the archive writer: ``await write(key, exchange)`` returns the entry once
     it is on disk and indexed; exchanges submitted while a batch is written form the next."""
 
-    def __init__(self, executor: Executor) -> None:
+    def __init__(
+        self,
+        executor: Executor,
+        write_many: Callable[[Sequence[tuple[str, str, Exchange]]], list[IndexEntry]],
+    ) -> None:
         self._executor = executor
+        self._write_many = write_many
         self._pending: list[tuple[str, str, Exchange, asyncio.Future[IndexEntry]]] = []
         self._busy = False
 
@@ -259,7 +302,7 @@ class _Batcher:
         batch, self._pending = self._pending, []
         try:
             work = loop.run_in_executor(
-                self._executor, worker.write_many, [(c, key, ex) for c, key, ex, _ in batch]
+                self._executor, self._write_many, [(c, key, ex) for c, key, ex, _ in batch]
             )
         except (BrokenExecutor, RuntimeError) as exc:  # the writer died, or is shut down
             self._fail(batch, exc)
@@ -273,7 +316,7 @@ class _Batcher:
     ) -> None:
         if isinstance(exc, BrokenExecutor):
             exc = ArchiveError(
-                f"the archive writer process died ({exc}); pages cannot be archived: see the "
+                f"the archive writer died ({exc}); pages cannot be archived: see the "
                 "log above, or crawl with HARVEST_ARCHIVE=False"
             )
         for _, _, _, future in batch:

@@ -38,9 +38,9 @@ from urllib.parse import urlsplit
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
-from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
+from harvest.archive.encoder import RecordIds, encode_record, http_block, make_record_id
 from harvest.clock import format_utc
 from harvest.workspace import ensure_workspace, open_private, secure_sqlite_files
 
@@ -572,58 +572,57 @@ class ArchiveWriter:
             self._file = None
 
 
-def encode_entry(key: str, exchange: Exchange) -> tuple[bytes, str]:
+def encode_entry(
+    key: str, exchange: Exchange, *, ids: RecordIds = make_record_id
+) -> tuple[bytes, str]:
     """The gzip-per-record bytes of one entry (request, response, metadata) and the response's
-    payload digest."""
-    buf = io.BytesIO()
-    writer = WARCWriter(buf, gzip=True, warc_version="1.1")
+    payload digest.
+
+    The bytes warcio's ``WARCWriter(gzip=True, warc_version="1.1")`` writes for these records
+    (:mod:`harvest.archive.encoder`; a test pins the equality). ``ids`` gives the record ids,
+    drawn in warcio's order: response, request, metadata.
+    """
     date = _warc_date(exchange.fetched_at)
     reason = _reason(exchange.status)
     response_headers = _redact(exchange.response_headers, drop=_DROP)
     response_headers.append(("Content-Length", str(len(exchange.body))))
-    response = writer.create_warc_record(
-        exchange.url,
+    response_id, request_id, metadata_id = ids(), ids(), ids()
+    response, digest = encode_record(
         "response",
-        payload=io.BytesIO(exchange.body),
-        length=len(exchange.body),
-        http_headers=StatusAndHeaders(
-            f"{exchange.status} {reason}".strip(), response_headers, protocol=exchange.protocol
+        exchange.url,
+        date=date,
+        record_id=response_id,
+        payload=exchange.body,
+        http=http_block(
+            exchange.protocol, f"{exchange.status} {reason}".strip(), response_headers
         ),
-        warc_headers_dict={"WARC-Date": date},
     )
-    response_id = response.rec_headers.get_header("WARC-Record-ID")
-    digest: str = response.rec_headers.get_header("WARC-Payload-Digest")
     target, host = _request_target(exchange.url)
     request_headers = _redact(exchange.request_headers, drop=frozenset())
     if not any(name.lower() == "host" for name, _ in request_headers):
         request_headers.insert(0, ("Host", host))
-    request = writer.create_warc_record(
-        exchange.url,
+    request, _ = encode_record(
         "request",
-        payload=io.BytesIO(exchange.request_body),
-        length=len(exchange.request_body),
-        http_headers=StatusAndHeaders(
-            f"{exchange.method} {target} {exchange.protocol}",
-            request_headers,
-            protocol="",
-            is_http_request=True,
-        ),
-        warc_headers_dict={"WARC-Date": date, "WARC-Concurrent-To": response_id},
+        exchange.url,
+        date=date,
+        record_id=request_id,
+        payload=exchange.request_body,
+        http=http_block(exchange.method, f"{target} {exchange.protocol}", request_headers),
+        concurrent_to=response_id,
     )
     context = json.dumps(
         {"harvest_key": key, **exchange.context}, ensure_ascii=False, sort_keys=True
     ).encode("utf-8")
-    metadata = writer.create_warc_record(
-        exchange.url,
+    metadata, _ = encode_record(
         "metadata",
-        payload=io.BytesIO(context),
-        length=len(context),
-        warc_content_type=CONTEXT_TYPE,
-        warc_headers_dict={"WARC-Date": date, "WARC-Concurrent-To": response_id},
+        exchange.url,
+        date=date,
+        record_id=metadata_id,
+        payload=context,
+        concurrent_to=response_id,
+        content_type=CONTEXT_TYPE,
     )
-    for record in (request, response, metadata):
-        writer.write_record(record)
-    return buf.getvalue(), digest
+    return request + response + metadata, digest
 
 
 def _reason(status: int) -> str:
