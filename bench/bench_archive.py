@@ -16,7 +16,11 @@ download delay, AutoThrottle off, 16 requests in flight), once per round with th
   as it reports), and the pure parse rate (read + parse, nothing stored) in-process, against
   the crawl's pages/s.
 
-    .venv/bin/python bench/bench_archive.py [--cases 200] [--rounds 3]
+    .venv/bin/python bench/bench_archive.py [--cases 200] [--rounds 3] [--baseline DIR]
+
+``--baseline DIR``: a checkout of another commit (``git archive main | tar -x -C DIR``); its
+crawls run in the same rounds, interleaved with this checkout's (same replica, same machine
+load), and its ratio and CPU are printed beside this checkout's.
 
 Only 127.0.0.1 is contacted; each crawl is bounded by ``--max-seconds``.
 """
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 import resource
 import statistics
@@ -47,7 +52,9 @@ COURT = "pn-bench"
 _STATS = re.compile(r"Dumping Scrapy stats:\n(\{.*?\})\n", re.DOTALL)
 
 
-def crawl(url: str, ws: Path, archive: bool, max_seconds: float) -> dict[str, Any]:
+def crawl(
+    url: str, ws: Path, archive: bool, max_seconds: float, checkout: Path = REPO
+) -> dict[str, Any]:
     settings = {
         **UNTHROTTLED_SETTINGS,
         "HARVEST_WORKSPACE": str(ws),
@@ -59,9 +66,11 @@ def crawl(url: str, ws: Path, archive: bool, max_seconds: float) -> dict[str, An
     for k, v in settings.items():
         cmd += ["-s", f"{k}={v}"]
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
     proc = subprocess.run(
-        cmd, cwd=REPO, capture_output=True, text=True, timeout=max_seconds, check=False
-    )
+        cmd, cwd=checkout, env=env, capture_output=True, text=True, timeout=max_seconds,
+        check=False,
+    )  # fmt: skip
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     m = _STATS.search(proc.stderr)
@@ -103,33 +112,42 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--max-seconds", type=float, default=900)
+    parser.add_argument("--baseline", type=Path, default=None, help="a checkout to compare")
     args = parser.parse_args()
-    runs: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
-    ratios: list[float] = []
+    checkouts = {"this": REPO}
+    if args.baseline is not None:
+        checkouts["baseline"] = args.baseline.resolve()
+    runs: dict[tuple[str, bool], list[dict[str, Any]]] = {
+        (name, archive): [] for name in checkouts for archive in (False, True)
+    }
+    ratios: dict[str, list[float]] = {name: [] for name in checkouts}
     with (
         tempfile.TemporaryDirectory(prefix="bench-archive-") as tmp,
         running_replica(cases=args.cases, seed=7, court_id=COURT) as replica,
     ):
         last_on = Path(tmp)
         for r in range(args.rounds):
-            order = (False, True) if r % 2 == 0 else (True, False)
-            this: dict[bool, dict[str, Any]] = {}
-            for archive in order:
-                ws = Path(tmp) / f"r{r}-{'on' if archive else 'off'}"
-                result = crawl(replica.url, ws, archive, args.max_seconds)
-                if archive:
+            order = [(name, archive) for name in checkouts for archive in (False, True)]
+            if r % 2:
+                order.reverse()  # alternate: neither checkout nor mode always runs first
+            this: dict[tuple[str, bool], dict[str, Any]] = {}
+            for name, archive in order:
+                ws = Path(tmp) / f"r{r}-{name}-{'on' if archive else 'off'}"
+                result = crawl(replica.url, ws, archive, args.max_seconds, checkouts[name])
+                if archive and name == "this":
                     result["bytes"] = archive_bytes(ws)
                     last_on = ws
-                this[archive] = result
-                runs[archive].append(result)
+                this[name, archive] = result
+                runs[name, archive].append(result)
                 print(
-                    f"round {r + 1} archive {'on ' if archive else 'off'}: "
+                    f"round {r + 1} {name:8} archive {'on ' if archive else 'off'}: "
                     f"{result['responses']:.0f} responses in {result['elapsed']:.1f}s = "
                     f"{result['per_s']:.1f} pages/s, {result['cpu_ms']:.2f} ms CPU/page",
                     flush=True,
                 )
-            ratios.append(this[True]["per_s"] / this[False]["per_s"])
-        on = runs[True][-1]
+            for name in checkouts:
+                ratios[name].append(this[name, True]["per_s"] / this[name, False]["per_s"])
+        on = runs["this", True][-1]
         per_case = on["bytes"] / args.cases
         per_page = on["bytes"] / on["archived"]
         print(
@@ -137,17 +155,18 @@ def main() -> None:
             f"{per_case / 1024:.1f} KiB/case, {per_page / 1024:.2f} KiB/page "
             f"({on['bytes'] / on['decoded_bytes']:.2f} of the decoded page bytes)"
         )
-        print(
-            f"crawl throughput on/off: median {statistics.median(ratios):.3f} "
-            f"(rounds: {', '.join(f'{x:.3f}' for x in ratios)}; target >= 0.95)"
-        )
-        cpu_off = statistics.median(x["cpu_ms"] for x in runs[False])
-        cpu_on = statistics.median(x["cpu_ms"] for x in runs[True])
-        print(
-            f"crawl CPU per page: {cpu_off:.2f} ms off, {cpu_on:.2f} ms on "
-            f"(+{cpu_on - cpu_off:.2f} ms, medians; start-up included)"
-        )
-        crawl_rate = statistics.median(x["per_s"] for x in runs[True])
+        for name in checkouts:
+            print(
+                f"{name}: crawl throughput on/off: median {statistics.median(ratios[name]):.3f} "
+                f"(rounds: {', '.join(f'{x:.3f}' for x in ratios[name])}; target >= 0.95)"
+            )
+            cpu_off = statistics.median(x["cpu_ms"] for x in runs[name, False])
+            cpu_on = statistics.median(x["cpu_ms"] for x in runs[name, True])
+            print(
+                f"{name}: crawl CPU per page: {cpu_off:.2f} ms off, {cpu_on:.2f} ms on "
+                f"(+{cpu_on - cpu_off:.2f} ms, medians; start-up and writer included)"
+            )
+        crawl_rate = statistics.median(x["per_s"] for x in runs["this", True])
         (last_on / "items.sqlite").unlink()
         t0 = time.perf_counter()
         proc = subprocess.run(
