@@ -55,3 +55,29 @@ def document_hash(document: Mapping[str, Any]) -> str:
     version = document.get("schema_version", 1)
     members = HASHED_MEMBERS_V1 if version == 1 else HASHED_MEMBERS
     return content_hash({k: document[k] for k in members})
+
+
+def document_hash_from_json(
+    *, schema_version: int, complete: bool, case_json: str | None, tabs_json: Mapping[str, str]
+) -> str:
+    """:func:`document_hash` of a document whose ``case`` and tab data are given as their
+    canonical JSON texts (``case_json`` ``None``: no ``case`` part), without parsing them.
+
+    The item store keeps each part as canonical JSON: the document's canonical text is those
+    texts joined in sorted-key order (a test pins the equality with :func:`document_hash`).
+    """
+    tabs = ",".join(
+        json.dumps(slug, ensure_ascii=False) + ":" + tabs_json[slug] for slug in sorted(tabs_json)
+    )
+    version = "" if schema_version == 1 else f',"schema_version":{int(schema_version)}'
+    text = (
+        '{"case":'
+        + ("null" if case_json is None else case_json)
+        + ',"complete":'
+        + ("true" if complete else "false")
+        + version
+        + ',"tabs":{'
+        + tabs
+        + "}}"
+    )
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -46,6 +46,7 @@ from harvest.canonical import (
     NotCanonicalisable,
     canonical_json,
     document_hash,
+    document_hash_from_json,
 )
 from harvest.clock import format_utc, utc_now
 from harvest.identity import (
@@ -737,7 +738,7 @@ class ItemStore:
                     result = UpsertResult.UPDATED
                 self._record_fetch(valid, result, now, url, fetched_at)
                 if result is not UpsertResult.UNCHANGED:
-                    self._refresh_case(valid, now)
+                    self._refresh_case(valid, now, data)
             except self._db_errors as exc:
                 raise self._error("cannot write a part", exc) from exc
         return result
@@ -770,7 +771,11 @@ class ItemStore:
             ),
         )
 
-    def _refresh_case(self, valid: ValidPart, now: str) -> None:
+    def _refresh_case(self, valid: ValidPart, now: str, case: Any = None) -> None:
+        """The ``cases`` row of ``valid``'s key from its parts' stored canonical texts: the
+        document's hash over those texts (:func:`document_hash_from_json`), only the ``case``
+        part parsed (for its tab list; ``case``: the data of the part being stored, when it is
+        the ``case`` part). The same row as merging the document (a test pins it)."""
         # updated_at is the document's version (iter_documents(versions=True)): strictly
         # increasing per key, also for two changes within one millisecond.
         row = self._execute(
@@ -778,15 +783,22 @@ class ItemStore:
         ).fetchone()
         if row is not None:
             now = _later_than(row[0], now)
-        parts, version = self._parts_of(valid.dedupe_key)
-        document = merge_document(
-            dedupe_key=valid.dedupe_key,
-            source_type=valid.source_type,
-            source_id=valid.source_id,
-            parts=parts,
-            schema_version=version,
-        )
-        missing = missing_tab_slugs(document["case"], document["tabs"])
+        rows = self._execute(
+            f"SELECT part, data_json, {self._version_column()} FROM parts WHERE dedupe_key = ?",
+            (valid.dedupe_key,),
+        ).fetchall()
+        case_json: str | None = None
+        tabs_json: dict[str, str] = {}
+        for part, data_json, _ in rows:
+            if part == CASE_PART:
+                case_json = data_json
+            else:
+                tabs_json[part[len(TAB_PART_PREFIX) :]] = data_json
+        version = min((r[2] for r in rows), default=ITEM_SCHEMA_VERSION)
+        if case_json is not None and (case is None or valid.part != CASE_PART):
+            case = json.loads(case_json)
+        missing = missing_tab_slugs(case, tabs_json) if case_json is not None else []
+        complete = case_json is not None and not missing
         self._execute(
             "INSERT INTO cases (dedupe_key, court, source_id, has_case, complete, missing_tabs,"
             " content_hash, first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -797,10 +809,15 @@ class ItemStore:
                 valid.dedupe_key,
                 valid.court,
                 valid.source_id,
-                int(document["case"] is not None),
-                int(document["complete"]),
+                int(case_json is not None),
+                int(complete),
                 canonical_json(missing),
-                document["content_hash"],
+                document_hash_from_json(
+                    schema_version=version,
+                    complete=complete,
+                    case_json=case_json,
+                    tabs_json=tabs_json,
+                ),
                 now,
                 now,
             ),
