@@ -75,6 +75,8 @@ _DROP = frozenset({"content-encoding", "transfer-encoding", "content-length"})
 #: ``WARC-Type: metadata`` content type of an entry's context.
 CONTEXT_TYPE = "application/json"
 _BUSY_TIMEOUT_S = 30.0
+#: Index rows per INSERT statement (12 parameters each, under SQLite's 32,766).
+_ROWS_PER_STATEMENT = 500
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -272,7 +274,11 @@ class ArchiveIndex:
         self.put_many([entry])
 
     def put_many(self, entries: Sequence[IndexEntry]) -> None:
-        """Point each entry's key at it, in one transaction (committed on return)."""
+        """Point each entry's key at it, in one transaction (committed on return).
+
+        One multi-row statement per table and chunk (in order: a key twice in ``entries`` ends
+        at its last entry), so a batch costs a few SQLite calls, not two per entry.
+        """
         try:
             rows = [
                 (
@@ -292,13 +298,16 @@ class ArchiveIndex:
                 for entry in entries
             ]
             self._conn.execute("BEGIN IMMEDIATE")
-            for table in ("records", "history"):
-                self._conn.executemany(
-                    f"INSERT OR REPLACE INTO {table} (key, court, kind, tab, file, offset,"
-                    " length, fetched_at, digest, status, url, run)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    rows,
-                )
+            for start in range(0, len(rows), _ROWS_PER_STATEMENT):
+                chunk = rows[start : start + _ROWS_PER_STATEMENT]
+                values = ",".join(["(?,?,?,?,?,?,?,?,?,?,?,?)"] * len(chunk))
+                params = [value for row in chunk for value in row]
+                for table in ("records", "history"):
+                    self._conn.execute(
+                        f"INSERT OR REPLACE INTO {table} (key, court, kind, tab, file, offset,"
+                        f" length, fetched_at, digest, status, url, run) VALUES {values}",
+                        params,
+                    )
             self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
@@ -453,25 +462,48 @@ class _OpenFile:
         self.fd = open_private(self.path, os.O_WRONLY | os.O_APPEND | os.O_EXCL)
         fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         self.size = 0
+        self._queued: list[bytes] = []
         _fsync_dir(self.path.parent)
 
     def append(self, data: bytes, *, sync: bool = True) -> int:
         """Write ``data`` at the end (and ``fsync`` unless told not to); returns its offset."""
-        offset = self.size
-        view = memoryview(data)
-        while view:
-            written = os.write(self.fd, view)
-            view = view[written:]
-        self.size += len(data)
+        offset = self.queue(data)
+        self._write_queued()
         if sync:
             self.sync()
         return offset
 
+    def queue(self, data: bytes) -> int:
+        """Append ``data`` in memory (written, with what else is queued, by one ``write(2)`` at
+        the next :meth:`sync`, :meth:`append` or :meth:`close`); returns its offset."""
+        offset = self.size
+        self._queued.append(data)
+        self.size += len(data)
+        return offset
+
+    def _write_queued(self) -> None:
+        if not self._queued:
+            return
+        data = self._queued[0] if len(self._queued) == 1 else b"".join(self._queued)
+        self._queued.clear()
+        view = memoryview(data)
+        try:
+            while view:
+                written = os.write(self.fd, view)
+                view = view[written:]
+        except OSError:
+            self.size = os.fstat(self.fd).st_size  # the next entry's offset is the file's end
+            raise
+
     def sync(self) -> None:
+        self._write_queued()
         os.fsync(self.fd)
 
     def close(self) -> None:
-        os.close(self.fd)
+        try:
+            self._write_queued()
+        finally:
+            os.close(self.fd)
 
 
 class ArchiveWriter:
@@ -537,7 +569,7 @@ class ArchiveWriter:
                 kind, tab = key_kind(key)
                 data, digest = encode_entry(key, exchange)
                 current = self._current()
-                offset = current.append(data, sync=False)
+                offset = current.queue(data)
                 entries.append(
                     IndexEntry(
                         key=key,
