@@ -21,8 +21,12 @@ ms/response = the crawl process's user + system time per response (start-up incl
 each run, then per scheduler the median of its per-round ratios to ``memory`` (pairing runs of
 the same round cancels the load drift of a shared machine; target for ``harvest`` >= 0.9)
 with their range. The memory and JOBDIR schedulers do not keep a case's requests apart, so in
-the full workload the replica's one-shot sessions clobber and fail their tab requests; the
-harvested-case count (full workload: complete cases, i.e. case part and every tab) shows it.
+the full workload the replica's one-shot sessions clobber and fail their tab requests; and
+JOBDIR pickles its requests, which drops the session a detail request is lent (an in-memory
+object, docs/scheduler.md "Which schedulers can carry a SIPP harvest"), so even the details
+workload breaks there. Every scheduler's line says its complete cases out of the expected
+(details workload: cases with their ``case`` part; full: case part and every tab), and a
+scheduler whose runs did not complete every case gets no ratio (:func:`summarise`).
 
     .venv/bin/python bench/bench_scheduler.py [--cases 600] [--full-cases 60] [--rounds 5]
         [--no-pg] [--database-url postgresql://...]
@@ -132,6 +136,47 @@ def _median_run(results: list[dict[str, float]]) -> dict[str, float]:
 
 
 ALL_NAMES = ("harvest", "harvest-each", "harvest-pg", "memory", "jobdir")
+BASE = "memory"
+
+
+def summarise(workload: str, cases: int, runs: dict[str, list[dict[str, float]]]) -> list[str]:
+    """The summary lines of one workload: per scheduler its throughput (median run), its
+    complete cases out of ``cases`` (the fewest of its runs, and the most when they differ),
+    and its ratio to ``memory`` (the median of the per-round ratios, with their range) only
+    when every run of both completed every case: a scheduler that does not harvest the court
+    (a pickling scheduler breaks SIPP's session chain, docs/scheduler.md) has no throughput
+    worth comparing."""
+    rounds = max((len(r) for r in runs.values()), default=0)
+    lines = [f"{workload} ({cases} cases, {rounds} rounds):"]
+    base = runs.get(BASE, [])
+    base_complete = bool(base) and all(r["complete"] >= cases for r in base)
+    for name, results in runs.items():
+        if not results:
+            continue
+        best = _median_run(results)
+        done = sorted(int(r["complete"]) for r in results)
+        complete = f"{done[0]}/{cases}" if done[0] == done[-1] else f"{done[0]}-{done[-1]}/{cases}"
+        cpu = statistics.median(r["cpu_ms"] for r in results)
+        line = (
+            f"  {name:12s} {best['per_s']:6.1f} responses/s (median run)   "
+            f"complete cases {complete:>11s}   {cpu:5.1f} CPU ms/response   "
+        )
+        if done[0] < cases:
+            line += "no ratio: did not complete its cases"
+        elif name == BASE:
+            line += "(the base)"
+        elif not base_complete:
+            line += f"no ratio: {BASE} did not complete its cases"
+        else:
+            ratios = [
+                mine["per_s"] / other["per_s"] for mine, other in zip(results, base, strict=True)
+            ]
+            line += (
+                f"ratio to {BASE} {statistics.median(ratios):.2f} "
+                f"(rounds {min(ratios):.2f}-{max(ratios):.2f})"
+            )
+        lines.append(line)
+    return lines
 
 
 def main() -> None:
@@ -181,24 +226,11 @@ def run_workloads(
                         f"{res['responses']:5.0f} responses in {res['elapsed']:5.1f}s = "
                         f"{res['per_s']:6.1f}/s  "
                         f"{res['cpu_ms']:5.1f} CPU ms/response  retries {res['retries']:4.0f}  "
-                        f"cases harvested {res['complete']:.0f}/{cases}",
+                        f"complete cases {res['complete']:.0f}/{cases}",
                         flush=True,
                     )
                     runs[name].append(res)
-        summary.append(f"{workload} ({cases} cases, {args.rounds} rounds):")
-        for name in names:
-            # the ratio within each round (same minutes of machine load), then its median
-            ratios = [
-                mine["per_s"] / base["per_s"]
-                for mine, base in zip(runs[name], runs["memory"], strict=True)
-            ]
-            cpu = statistics.median(r["cpu_ms"] for r in runs[name])
-            best = _median_run(runs[name])
-            summary.append(
-                f"  {name:12s} {best['per_s']:6.1f} responses/s (median run)   ratio to memory "
-                f"{statistics.median(ratios):.2f} (rounds {min(ratios):.2f}-{max(ratios):.2f})   "
-                f"{cpu:5.1f} CPU ms/response   cases harvested {best['complete']:.0f}/{cases}"
-            )
+        summary += summarise(workload, cases, runs)
     return summary
 
 
