@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -146,6 +147,15 @@ class MemoryRequestStore:
         self._event(run_id, row.id, event, detail)
 
     # --- lock and runs --------------------------------------------------------------------------
+
+    def watch_closing(
+        self,
+        closing: Callable[[], bool],
+        bound: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """A no-op: this store's crawl locks die with the process that holds them."""
 
     def acquire_crawl_lock(self, run: RunInfo) -> None:
         if run.court in self._held_courts:

@@ -38,7 +38,7 @@ from harvest.meta import META_COURT, META_KEY, META_PARENT, META_RID
 
 from .alerts import CourtAlerts
 from .pausing import PausePolicy, is_court_down
-from .scheduler import HarvestScheduler
+from .scheduler import HarvestScheduler, watch_closing
 from .store import CrawlLocked, ErrorFilter, Status, kind_and_court
 
 if TYPE_CHECKING:
@@ -99,6 +99,7 @@ class MultiCourtScheduler(HarvestScheduler):
             self.pauses = PausePolicy.from_settings(self.crawler.settings)
             self.alerts = CourtAlerts.from_crawler(self.crawler)
         store = self.config.open_store(defer_commit=self._commit_at_end_of_turn)
+        watch_closing(store, self.crawler)
         self._store = store
         self._waiting = list(courts)
         try:

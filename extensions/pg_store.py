@@ -48,6 +48,7 @@ from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.liveness import holder_state, process_identity
 from harvest.postgres import connect, drop_lease, hold_lease, prepare_schema
 
+from .state_counts import ensure_postgres, fold_postgres
 from .store import (
     COURT_ACCESS_COLUMNS,
     COURT_COLUMNS,
@@ -232,10 +233,7 @@ CREATE TABLE IF NOT EXISTS court_leases (
     proc_start   TEXT
 );
 
--- counts as views, not trigger-kept tables: on a database shared by many workers a counter
--- row per court x kind x status would serialize every transition of a court
-CREATE OR REPLACE VIEW request_counts AS
-    SELECT court, kind, status, count(*) AS n FROM requests GROUP BY court, kind, status;
+-- request_counts and case_progress: extensions.state_counts (ensure_postgres)
 CREATE OR REPLACE VIEW parse_warning_counts AS
     SELECT court, page, label, kind, count(*) AS pages, sum(n) AS n,
            max(request_id) AS example
@@ -361,6 +359,12 @@ class PostgresRequestStore:
         self._heartbeat_stop = threading.Event()
         self._heartbeat_thread: threading.Thread | None = None
         self._has_generations = True  # False: a version 2 state opened read-only
+        # watch_closing: the engine's "closing began" probe, its bound and clock
+        self._closing: Callable[[], bool] | None = None
+        self._close_bound = 0.0
+        self._clock: Callable[[], float] = time.monotonic
+        self._closing_since: float | None = None
+        self._abandoned = False
 
     # --- opening --------------------------------------------------------------------------------
 
@@ -734,7 +738,7 @@ class PostgresRequestStore:
         another crawl took the court over): the store then refuses every transition.
         """
         courts = list(self._lease_courts)
-        if not courts:
+        if not courts or self._close_overdue():
             return
         with self._lease_lock:
             try:
@@ -750,6 +754,8 @@ class PostgresRequestStore:
             except psycopg.Error as exc:
                 raise self._db_error(exc, f"renew the leases of {', '.join(courts)}") from None
         lost = [c for c in courts if c not in renewed and c in self._lease_courts]
+        if not lost:
+            self.fold_counts(courts)
         if lost:
             court = ", ".join(lost)
             self._failed = f"the lease of court {court!r} was lost (taken over after it expired)"
@@ -757,6 +763,68 @@ class PostgresRequestStore:
                 f"{self._failed}: another crawl now holds the court; this one records nothing "
                 "more. Keep HARVEST_LEASE_TTL longer than any stall of a crawl"
             )
+
+    def watch_closing(
+        self,
+        closing: Callable[[], bool],
+        bound: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Stop renewing the leases once ``closing()`` has been true for more than ``bound``
+        seconds (of ``clock``): a crawl whose close hangs (a pipeline's ``close_spider`` that
+        never returns) gives its courts up to another worker ``lease_ttl`` seconds after its
+        last renewal, instead of holding them as long as the hung process lives. From then on
+        the store records nothing more (like a lost lease: the next holder redoes what was in
+        flight). ``closing`` is called from the heartbeat thread."""
+        self._closing = closing
+        self._close_bound = bound
+        self._clock = clock
+        self._closing_since = None
+
+    def _close_overdue(self) -> bool:
+        """True once the watched close has overrun its bound (logged once, at that moment)."""
+        if self._abandoned:
+            return True
+        if self._closing is None:
+            return False
+        now = self._clock()
+        if self._closing_since is None:
+            if not self._closing():
+                return False
+            self._closing_since = now
+        if now - self._closing_since <= self._close_bound:
+            return False
+        self._abandoned = True
+        courts = ", ".join(self._lease_courts)
+        self._failed = (
+            f"the crawl has been closing for more than {self._close_bound:g} s "
+            "(HARVEST_STOP_TIMEOUT): its leases are no longer renewed"
+        )
+        logger.error(
+            "closing for more than %g s (HARVEST_STOP_TIMEOUT): the leases of %s are no longer "
+            "renewed; another worker takes the courts over once they expire (%g s after the "
+            "last renewal)",
+            self._close_bound,
+            courts,
+            self._lease_ttl,
+        )
+        return True
+
+    def fold_counts(self, courts: Sequence[str] | None = None) -> int:
+        """Fold the count deltas of ``courts`` (default: the courts this store holds) into the
+        totals (:func:`extensions.state_counts.fold_postgres`; the heartbeat does it each beat).
+        A failure is logged, not raised: the deltas stay and the counts read stay exact.
+        Returns the rows folded."""
+        wanted = list(self._lease_courts) if courts is None else list(courts)
+        if not wanted or self._readonly:
+            return 0
+        try:
+            with self._lease_lock:
+                return fold_postgres(self._lease(), wanted)
+        except psycopg.Error as exc:
+            logger.warning("cannot fold the request counts: %s", self._hide(str(exc).strip()))
+            return 0
 
     def _start_heartbeat(self) -> None:
         self._heartbeat_stop.clear()
@@ -768,6 +836,8 @@ class PostgresRequestStore:
 
     def _heartbeat_loop(self) -> None:
         while not self._heartbeat_stop.wait(self._heartbeat_interval):
+            if self._close_overdue():
+                return
             try:
                 self.heartbeat()
             except LeaseLost as exc:
@@ -1511,6 +1581,7 @@ def _prepare(
                 _add_lease_identity(conn, wait=upgrade_wait)
                 _add_request_format(conn, wait=upgrade_wait)
                 _add_court_pauses_table(conn)
+                ensure_postgres(conn, lock=_SCHEMA_LOCK)
             return version
     except OlderWorkersLive as exc:
         raise StateError(

@@ -220,9 +220,8 @@ class ProgressReporter:
         try:
             conn = connect_readonly(self._path, timeout=5)
             try:
-                if self._courts:
-                    wanted = set(self._courts)
-                    found = [p for p in court_progress(conn) if p.court in wanted]
+                if self._courts:  # this worker's courts only (indexed reads of the counts)
+                    found = court_progress(conn, courts=self._courts)
                 else:
                     found = court_progress(conn, self._court)
             finally:

@@ -55,6 +55,7 @@ from harvest.workspace import ITEMS_DB, resolve_workspace
 from .config import SchedulerConfig
 from .reasons import reason_for_exception, scrub, strip_userinfo
 from .serialization import UnserializableRequest, dumps_request, loads_request
+from .stop_bound import engine_closing, stop_timeout
 from .store import (
     REQUEST_FORMAT,
     Claimed,
@@ -122,6 +123,13 @@ class _Flight:
     outstanding: int = 0  # yielded requests not yet committed + items not yet through pipelines
     item_error: str | None = None
     warnings: tuple[PageWarning, ...] = ()  # the page's parse warnings, stored with its ok
+
+
+def watch_closing(store: RequestStore, crawler: Crawler | None) -> None:
+    """Let ``store`` give its crawl locks up once the engine's close overruns
+    ``HARVEST_STOP_TIMEOUT`` (:meth:`extensions.store.RequestStore.watch_closing`)."""
+    if crawler is not None:
+        store.watch_closing(engine_closing(crawler), stop_timeout(crawler.settings))
 
 
 class HarvestScheduler(BaseScheduler):
@@ -237,6 +245,7 @@ class HarvestScheduler(BaseScheduler):
         self.court = court
         if store is None:
             store = self.config.open_store(defer_commit=self._commit_at_end_of_turn)
+            watch_closing(store, self.crawler)
         else:
             self._owns_store = False
             self._signals = False

@@ -23,6 +23,7 @@ import dataclasses
 import re
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from harvest.holder_lock import HolderLock, LockHeld
 from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.workspace import private_file, secure_sqlite_files
 
+from .state_counts import ensure_sqlite
 from .store import (
     COURT_ACCESS_COLUMNS,
     COURT_COLUMNS,
@@ -509,6 +511,7 @@ class SqliteRequestStore:
             if not readonly:
                 conn.executescript(SCHEMA_ADDITIONS)
                 _add_court_access_columns(conn)
+                ensure_sqlite(conn)
             conn.execute("SELECT count(*) FROM runs").fetchone()
             if not readonly:
                 conn.execute(NOTICE_INDEX)
@@ -688,6 +691,15 @@ class SqliteRequestStore:
 
     def _lock_path(self, court: str) -> Path:
         return self._dir / f"crawl-{_SAFE_NAME.sub('_', court)}.lock"
+
+    def watch_closing(
+        self,
+        closing: Callable[[], bool],
+        bound: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """A no-op: this store's crawl locks die with the process that holds them."""
 
     def acquire_crawl_lock(self, run: RunInfo) -> None:
         if run.court in self._locks:

@@ -22,7 +22,7 @@ import re
 import socket
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,6 +30,8 @@ from typing import Any, Protocol
 import psycopg
 
 from harvest.dburl import is_database_url, redact_url, scrub
+
+from .state_counts import case_totals
 
 __all__ = [
     "READ_ERRORS",
@@ -126,28 +128,24 @@ class CourtProgress:
         return {**dataclasses.asdict(self), "waiting": self.waiting, "total": self.total}
 
 
-def court_progress(conn: StateReader, court: str | None = None) -> list[CourtProgress]:
-    """Per court (or only ``court``): a case is *known* once its detail request is a row and
-    *complete* when its detail and every tab request of it are ``ok``."""
-    where, params = ("WHERE court = ?", (court,)) if court else ("", ())
+def court_progress(
+    conn: StateReader, court: str | None = None, *, courts: Sequence[str] | None = None
+) -> list[CourtProgress]:
+    """Per court (or only ``court``, or only ``courts``): a case is *known* once its detail
+    request is a row and *complete* when its detail and every tab request of it are ``ok``.
+    Read from the kept counts (:mod:`extensions.state_counts`): time independent of the rows."""
+    wanted: Sequence[str] | None = [court] if court else courts
+    where, params = "", tuple[str, ...]()
+    if wanted is not None:
+        where = f"WHERE court IN ({', '.join('?' * len(wanted)) or 'NULL'})"
+        params = tuple(wanted)
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for c, status, n in conn.execute(
         f"SELECT court, status, sum(n) FROM request_counts {where} GROUP BY court, status",
         params,
     ):
         counts[c][status] += int(n or 0)
-    cases: dict[str, tuple[int, int]] = {}
-    g_where = "WHERE group_key IS NOT NULL" + (" AND court = ?" if court else "")
-    for c, known, complete in conn.execute(
-        "SELECT court, count(*), sum(done) FROM ("
-        "SELECT court, group_key, sum(CASE WHEN kind = 'case' THEN 1 ELSE 0 END) AS has_case, "
-        "CASE WHEN sum(CASE WHEN status <> 'ok' THEN 1 ELSE 0 END) = 0 "
-        "AND sum(CASE WHEN kind = 'case' THEN 1 ELSE 0 END) > 0 THEN 1 ELSE 0 END AS done "
-        f"FROM requests {g_where} GROUP BY court, group_key) AS g WHERE has_case > 0 "
-        "GROUP BY court",
-        params,
-    ):
-        cases[c] = (int(known), int(complete or 0))
+    cases = case_totals(conn, wanted)
     out = []
     for c in sorted(set(counts) | set(cases)):
         by = counts.get(c, {})

@@ -31,42 +31,21 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.ossignal import install_shutdown_handlers, signal_names
 
 from harvest.exit_status import ExitStatus
-from harvest.settings_error import SettingsError
 
 from .progress import ProgressReporter
+from .stop_bound import STOP_MARGIN, stop_timeout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from scrapy.crawler import Crawler, CrawlerProcessBase
-    from scrapy.settings import BaseSettings
 
 __all__ = ["FORCE_BACKSTOP", "STOP_MARGIN", "StopGuard", "stop_timeout"]
 
 logger = logging.getLogger(__name__)
 
-#: Seconds added to ``DOWNLOAD_TIMEOUT`` for the default ``HARVEST_STOP_TIMEOUT``: the last
-#: exchange in flight ends by its timeout, then the state and the stores close.
-STOP_MARGIN = 15.0
 #: Seconds a forced stop may spend writing its summary before the process exits anyway.
 FORCE_BACKSTOP = 1.5
-
-
-def stop_timeout(settings: BaseSettings) -> float:
-    """``HARVEST_STOP_TIMEOUT`` in seconds (unset or empty: ``DOWNLOAD_TIMEOUT`` + 15)."""
-    raw = settings.get("HARVEST_STOP_TIMEOUT")
-    if raw in (None, ""):
-        return settings.getfloat("DOWNLOAD_TIMEOUT", 180.0) + STOP_MARGIN
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        value = -1.0
-    if value <= 0:
-        raise SettingsError(
-            f"HARVEST_STOP_TIMEOUT must be a positive number of seconds, got {raw!r} (default: "
-            f"DOWNLOAD_TIMEOUT + {STOP_MARGIN:g})"
-        )
-    return value
 
 
 class StopGuard:

@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
 __all__ = [
@@ -450,6 +450,17 @@ class RequestStore(Protocol):
 
     def release_crawl_lock(self, court: str | None = None) -> None:
         """Give up the crawl lock of ``court`` (``None``: of every court this store holds)."""
+
+    def watch_closing(
+        self,
+        closing: Callable[[], bool],
+        bound: float,
+        *,
+        clock: Callable[[], float] = ...,
+    ) -> None:
+        """Hold the crawl locks no longer than ``bound`` seconds after ``closing()`` turns true
+        (a hung close): the PostgreSQL store stops renewing its leases then. A lock that dies
+        with its process (SQLite's ``flock``, the memory store's) needs nothing: a no-op."""
 
     def start_run(self, run: RunInfo) -> tuple[int, list[int]]:
         """Record a run; close the court's runs left open by dead holders (close reason
