@@ -55,11 +55,11 @@ from harvest.workspace import STATE_DB, WorkspaceError, resolve_workspace
 from .config import SchedulerConfig
 from .scheduler import HarvestScheduler, court_of, harvests_a_court
 from .state_queries import (
-    READ_ERRORS,
     CourtProgress,
     connect_readonly,
     court_progress,
     error_groups,
+    read_errors,
 )
 
 if TYPE_CHECKING:
@@ -226,7 +226,7 @@ class ProgressReporter:
                     found = court_progress(conn, self._court)
             finally:
                 conn.close()
-        except READ_ERRORS as exc:
+        except read_errors() as exc:
             logger.warning("progress: cannot read %s: %s", self._where(), exc)
             return None
         self._per_court = list(found)
@@ -353,7 +353,7 @@ class ProgressReporter:
                     )
                 finally:
                     conn.close()
-            except READ_ERRORS as exc:
+            except read_errors() as exc:
                 logger.warning("summary: cannot read %s: %s", self._where(), exc)
         facts = CrawlFacts(
             close_reason=reason,

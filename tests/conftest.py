@@ -13,6 +13,9 @@ Under xdist two hooks shape the distribution (a serial run, ``-n 0``, is untouch
   fixtures), so the fixture is built once, as in a serial run;
 * the tests marked ``slow`` (end-to-end crawls) are handed out first, so the last minutes are
   not spent waiting for one long crawl started at the end.
+
+Before anything runs, the checkout is compiled to bytecode once (tests/support/bytecode.py): the
+machines set ``PYTHONDONTWRITEBYTECODE``, so each process the tests start compiled it again.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import pytest
 from _pytest.nodeid import NodeId
 
+from tests.support.bytecode import compile_checkout
 from tests.support.postgres import pg_database, pg_server, stop_shared_server
 
 __all__ = ["pg_database", "pg_server"]
@@ -52,6 +56,11 @@ def shared_fixture_group(item: pytest.Item) -> str | None:
     # xdist splits the group off the node id at the last "@": the group holds neither "@" nor "]"
     scope = item.nodeid.split("::")[0]
     return ":".join([scope, *params]).replace("@", "_").replace("]", "_")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # once: xdist's workers start after this
+        compile_checkout()
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

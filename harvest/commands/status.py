@@ -22,7 +22,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
-from extensions.state_queries import READ_ERRORS
+from extensions.state_queries import read_errors
 from extensions.store import NOTICES, RequestStore, StateError, Status, StatusReport
 from harvest.clock import utc_now
 from harvest.refresh.planner import RefreshConfig
@@ -175,7 +175,7 @@ class Command(ScrapyCommand):
             extra = gather(
                 state, court=opts.court, limit=opts.limit, runs=report.runs, registered=registered
             )
-        except READ_ERRORS as exc:
+        except read_errors() as exc:
             sys.stderr.write(f"scrapy status: cannot read {path}: {exc}\n")
             self.exitcode = 1
             return
