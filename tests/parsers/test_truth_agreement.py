@@ -35,6 +35,9 @@ GOLDEN_NAMES = sorted(p.name for p in GOLDEN.iterdir() if (p / "fixture.json").i
 VARIANTS: tuple[str, ...] = tuple(getattr(replica_court, "VARIANTS", ("pn", "pa")))
 CASES = 500
 SEED = 1
+#: The replica's data switches whose pages a golden fixture may show (none: the stock pages;
+#: --broken-pages: the pages the app breaks and its joins; --views 2021: the older words)
+SWITCHES: tuple[dict[str, Any], ...] = ({}, {"broken_pages": True}, {"views": "2021"})
 #: List row keys the truth does not keep (docs/item-format.md, list_row).
 NOT_IN_TRUTH_ROW = frozenset({"lama_proses"})
 
@@ -103,15 +106,21 @@ def _signature(value: Any) -> Any:
 @cache
 def truth_values() -> dict[str, list[tuple[str, Any]]]:
     """Page kind -> one ``(case number, value)`` per distinct structure in the replica's truth
-    (every variant, 500 cases each)."""
+    (every variant and switch, 500 cases each)."""
     found: dict[str, dict[Any, tuple[str, Any]]] = {}
     for variant in VARIANTS:
-        data = CourtData(replica_court.make_court(variant), seed=SEED, cases=CASES)  # type: ignore[arg-type]
-        for case in data.iter_cases():
-            for kind, value in _pages_of(case.case_data, case.tabs):
-                found.setdefault(kind, {}).setdefault(
-                    _signature(value), (f"{variant} {case.nomor_perkara}", value)
-                )
+        for switches in SWITCHES:
+            data = CourtData(
+                replica_court.make_court(variant),  # type: ignore[arg-type]
+                seed=SEED,
+                cases=CASES,
+                **switches,
+            )
+            for case in data.iter_cases():
+                for kind, value in _pages_of(case.case_data, case.tabs):
+                    found.setdefault(kind, {}).setdefault(
+                        _signature(value), (f"{variant} {switches} {case.nomor_perkara}", value)
+                    )
     return {kind: list(values.values()) for kind, values in found.items()}
 
 
