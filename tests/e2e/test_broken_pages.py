@@ -66,8 +66,8 @@ def test_broken_pages_crawl_equals_the_ground_truth(tmp_path: Path, variant: str
 
 
 def test_verzet_join_crawl_equals_the_ground_truth(tmp_path: Path) -> None:
-    """verzet_m.php's join (docs/fidelity.md): seed 22 gives two verzet cases in 40, one with a
-    first-instance mediation (its verzet record printed twice) and one without."""
+    """verzet_m.php's join (docs/fidelity.md): seed 22 gives two verzet cases in 40, one with
+    first-instance mediations (its verzet record printed once per mediation) and one without."""
     court_id = "pn-verzet"
     with running_replica(
         cases=40, seed=22, variant="pn", court_id=court_id, extra_args=["--broken-pages"]
@@ -88,9 +88,12 @@ def test_verzet_join_crawl_equals_the_ground_truth(tmp_path: Path) -> None:
     (rec,) = doc["tabs"]["verzet"]
     first = doc["tabs"]["mediasi"][0]
     assert rec["tanggal_penetapan_mediator"] == first["tanggal_penetapan_mediator"]
-    assert [m["nomor_penetapan_mediator"] for m in rec["mediasi_lain"]] == [
-        rec["nomor_perkara_verzet"]
+    # the further first-instance mediations, then the verzet's own (its number is the verzet's)
+    assert len(rec["mediasi_lain"]) == len(doc["tabs"]["mediasi"])
+    assert [m["tanggal_penetapan_mediator"] for m in rec["mediasi_lain"][:-1]] == [
+        m["tanggal_penetapan_mediator"] for m in doc["tabs"]["mediasi"][1:]
     ]
+    assert rec["mediasi_lain"][-1]["nomor_penetapan_mediator"] == rec["nomor_perkara_verzet"]
 
 
 @pytest.mark.parametrize("variant", ["ptun", "pn"])
