@@ -435,6 +435,18 @@ def tab_schemas() -> dict[str, JSONSchema]:
     }
     for slug, spec in specs.items():
         out[slug] = _records(_record_spec(spec), f"the {slug} records, page order")
+    verzet = _record_spec(record_tabs.VERZET)
+    verzet["mediasi_lain"] = {
+        "type": "array",
+        "title": "data mediasi (further rows of the join)",
+        "description": "the mediation rows after the first of verzet_m.php's join with "
+        "mediasiweb (every stage), page order; absent when the view printed one",
+        "items": {
+            "type": "object",
+            "properties": {k: verzet[k] for k in record_tabs.VERZET_MEDIASI_FIELDS},
+        },
+    }
+    out["verzet"] = _records(verzet, "the verzet records, page order (one per verzetweb row)")
     out["pen_persiapan"] = _object(
         _record_spec(record_tabs.PEN_PERSIAPAN), "pemeriksaan persiapan"
     )

@@ -48,6 +48,7 @@ __all__ = [
     "RecordSpec",
     "notice_tables",
     "parse_records",
+    "parse_verzet",
     "soft_date",
 ]
 
@@ -533,6 +534,17 @@ KEBERATAN = RecordSpec(
     ),
 )
 
+#: dismissal.php:82 of the 2021 views prints ``hasil`` 1 as Diterima, else Ditolak, where the
+#: 2025 views print Lolos / Tidak Lolos: the same value in the later words.
+_DISMISSAL_2021 = {"diterima": "Lolos", "ditolak": "Tidak Lolos"}
+
+
+def dismissal_result(cell: Element, page: str, label: str) -> str | None:
+    """``Penetapan Dismissal``: ``Lolos`` / ``Tidak Lolos`` (the 2021 words mapped to them)."""
+    value = text_value(cell, page, label)
+    return _DISMISSAL_2021.get(value.lower(), value) if value is not None else None
+
+
 DISMISSAL = RecordSpec(
     "tab:dismissal",
     _labels(
@@ -542,8 +554,9 @@ DISMISSAL = RecordSpec(
             dated_rows({"tanggal panggilan": "tanggal", "status kehadiran": "status_kehadiran"}),
         ),
         ("tanggal penetapan", "tanggal_penetapan", soft_date),
-        ("penetapan dismissal", "hasil", text_value),
-        ("pertimbangan hukum dan amar", "amar", long_value),
+        ("penetapan dismissal", "hasil", dismissal_result),
+        # 2021 views (dismissal.php:88): the alur 8 amar row is headed "Amar Penetapan"
+        (("pertimbangan hukum dan amar", "amar penetapan"), "amar", long_value),
         ("pemberitahuan putusan", "pemberitahuan_putusan", notice_tables),
         ("pemberitahuan kepada penggugat", "tanggal_pemberitahuan_penggugat", soft_date),
         ("pemberitahuan kepada tergugat", "tanggal_pemberitahuan_tergugat", soft_date),
@@ -985,6 +998,41 @@ def _record_parser(spec: RecordSpec) -> Callable[[str], list[dict[str, Any]]]:
     return parse
 
 
+#: The verzet record's fields that come from the joined ``mediasiweb`` row (verzet_m.php:6
+#: ``verzetweb LEFT JOIN dataumumweb LEFT JOIN mediasiweb``, every stage's mediation).
+VERZET_MEDIASI_FIELDS = (
+    "tanggal_penetapan_mediator",
+    "nomor_penetapan_mediator",
+    "mediator",
+    "tanggal_mulai_mediasi",
+    "tanggal_hasil_mediasi",
+    "hasil_mediasi",
+)
+
+
+def parse_verzet(html: str) -> list[dict[str, Any]]:
+    """The verzet tab. ``verzet_m.php`` joins ``mediasiweb`` (not filtered by stage) to the one
+    ``verzetweb`` row, so ``verzet.php`` prints the same verzet record once per mediation of
+    the case: records equal but for their mediation rows are one record, its mediation fields
+    those of the first join row, the further rows' in ``mediasi_lain`` (in page order; only
+    when there are any). Records that differ elsewhere stay apart."""
+    out: list[dict[str, Any]] = []
+    for rec in parse_records(html, VERZET):
+        rest = _without_mediasi(rec)
+        same = next((o for o in out if _without_mediasi(o) == rest), None)
+        if same is None:
+            out.append(rec)
+        else:
+            mediasi = {k: rec[k] for k in VERZET_MEDIASI_FIELDS if k in rec}
+            same.setdefault("mediasi_lain", []).append(mediasi)
+    return out
+
+
+def _without_mediasi(rec: Mapping[str, Any]) -> dict[str, Any]:
+    skip = (*VERZET_MEDIASI_FIELDS, "mediasi_lain")
+    return {k: v for k, v in rec.items() if k not in skip}
+
+
 def parse_pen_persiapan(html: str) -> dict[str, Any]:
     """Pemeriksaan Persiapan (PTUN): one record, always printed (its rows have no no-data
     branch); ``{}`` only for an empty fragment."""
@@ -1001,7 +1049,7 @@ def parse_pen_persiapan(html: str) -> dict[str, Any]:
 RECORD_PARSERS: dict[str, Callable[[str], Any]] = {
     "mediasi": _record_parser(MEDIASI),
     "mediasi_luar": _record_parser(MEDIASI_LUAR),
-    "verzet": _record_parser(VERZET),
+    "verzet": parse_verzet,
     "ikrar_talak": _record_parser(IKRAR_TALAK),
     "keberatan": _record_parser(KEBERATAN),
     "dismissal": _record_parser(DISMISSAL),

@@ -25,6 +25,7 @@ from .model import CourtData, ModelError, write_truth_file
 from .server import Replica, ServerOptions, serve
 from .site import Site
 from .tokens import TokenCodec
+from .views_2021 import VERSIONS
 
 
 def as_of_day(text: str) -> dt.date:
@@ -117,6 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the pages the real app breaks (a detail page cut by a PHP fatal error, "
         "...) on the cases that have them; the truth is what those pages show",
     )
+    p.add_argument(
+        "--views",
+        choices=VERSIONS,
+        default=VERSIONS[0],
+        help="the SIPP web version whose words the pages use (2021: backup_sip's views; "
+        "the truth is what those pages show); default %(default)s",
+    )
     p.add_argument("--live", action="store_true", help="register new cases while serving")
     p.add_argument(
         "--live-interval", type=float, default=2.0, help="seconds between live registrations"
@@ -153,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             cases=args.cases,
             as_of=args.as_of,
             broken_pages=args.broken_pages,
+            views=args.views,
         )
         for _ in range(max(args.registered, 0)):
             data.register()

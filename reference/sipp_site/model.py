@@ -29,7 +29,7 @@ from types import FrameType
 from typing import IO, Any
 
 from . import _vocab as V
-from . import render_broken
+from . import render_broken, views_2021
 from .court import FIRST_DAY, TODAY, Alur, Court
 from .formats import date_id, iso, thousands
 from .keys import canonical_json, dedupe_key, normalise_case_number, source_type
@@ -173,9 +173,14 @@ class CourtData:
         cases: int,
         as_of: dt.date = TODAY,
         broken_pages: bool = False,
+        views: str = "2025",
     ) -> None:
         #: ``--broken-pages``: the pages the real app breaks (reference/sipp_site/render_broken.py)
         self.broken_pages = broken_pages
+        if views not in views_2021.VERSIONS:
+            raise ModelError(f"--views {views} is unknown: give one of {views_2021.VERSIONS}")
+        #: ``--views``: the app version whose words the pages use (views_2021.py)
+        self.views = views
         if not 1 <= cases <= 1_000_000:
             raise ModelError(
                 f"--cases {cases} is out of range: give 1 .. 1000000 (10 .. 100000 tested)"
@@ -300,6 +305,7 @@ class CourtData:
         case = builder.build(self.id_perkara(index))
         if self.broken_pages:
             render_broken.apply(case, seed=self.seed, jenis_pengadilan=self.court.jenis)
+        views_2021.apply(case, self.views)
         return case
 
     def detention(self, index: int, defendant: int) -> list[JSON]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from . import render_broken
 from . import render_tabs as RT
 from .court import LABEL_ERROR, Court, MenuEntry
 from .formats import (
@@ -1244,11 +1245,12 @@ OTHER_TABS: dict[str, Callable[[Case, Any], str]] = {
     "biaya_perkara": lambda c, d: RT.biaya(d or []),
     "barang_bukti": lambda c, d: RT.barang_bukti(d or []),
     "diversi": lambda c, d: RT.diversi(d or []),
-    "verzet": lambda c, d: RT.verzet(d or [], c.alur.id == 9),
+    # --broken-pages: the rows of verzet_m.php's join (render_broken._join_verzet)
+    "verzet": lambda c, d: RT.verzet(render_broken.verzet_rows(c) or d or [], c.alur.id == 9),
     "grasi": lambda c, d: RT.grasi(d),
     "penetapan_gugur": lambda c, d: RT.penetapan_gugur(d or [], c.extra.get("gugur_sides", [])),
     "dismissal": lambda c, d: RT.dismissal(
-        d or [], c.alur.id == 9, c.extra.get("dismissal_sides", [])
+        d or [], c.alur.id == 9, c.extra.get("dismissal_sides", []), c.extra.get("views", "2025")
     ),
     "ikrar_talak": lambda c, d: RT.ikrar_talak(d or []),
     "intervensi": lambda c, d: RT.intervensi(d or [], c.alur.id == 9),

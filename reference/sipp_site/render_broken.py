@@ -20,6 +20,15 @@ app breaks"), and their ground truth is what those pages show:
   after its end. The truth's petitum has the table one line per row, cells ``" | "`` apart,
   then the paragraph, in page order; every other row as always.
 
+- **verzet joined** (every case with a verzet; a database join, not an error: the same bytes
+  on every request): ``models/perkara/verzet_m.php:6`` selects ``*`` from ``verzetweb LEFT
+  JOIN dataumumweb LEFT JOIN mediasiweb``, so ``verzet.php`` prints the one verzet record once
+  per mediation row of the case (every stage; the model's first-instance ``mediasi`` rows,
+  then the verzet's own mediation), and ``tglPendaftaran`` is ``dataumumweb``'s (the later
+  table's column of the same name wins): Tanggal Pendaftaran Verzet shows the main case's
+  registration day. The truth is one record: the main case's day, the first join row's
+  mediation, the further rows in ``mediasi_lain`` (docs/item-format.md ``verzet``).
+
 The choice of cases is a hash of the seed and the case index, so it never disturbs the model's
 random streams (the same court is the same court, switch on or off, apart from these pages).
 """
@@ -62,6 +71,18 @@ _CLOSING = "Menghukum Tergugat untuk tunduk dan patuh pada putusan ini;"
 _PETITUM_END = "</div></td>\n\t\t\t</tr>\n"
 
 
+#: The verzet record's mediation fields (from the joined mediasiweb row) and the mediasi tab
+#: field each is in a mediasi record
+_VERZET_MEDIASI = {
+    "tanggal_penetapan_mediator": "tanggal_penetapan_mediator",
+    "nomor_penetapan_mediator": "nomor_penetapan_mediator",
+    "mediator": "mediator",
+    "tanggal_mulai_mediasi": "tanggal_mulai",
+    "tanggal_hasil_mediasi": "tanggal_hasil",
+    "hasil_mediasi": "hasil",
+}
+
+
 def _draw(seed: int, index: int, what: str) -> float:
     digest = hashlib.sha256(f"broken:{what}:{seed}:{index}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
@@ -95,7 +116,33 @@ def apply(case: Case, *, seed: int, jenis_pengadilan: int) -> Case:
         lines = [f"{n} | {title} | {area}" for n, (title, area) in enumerate(titles, 1)]
         shown = {**du, "petitum": "\n".join([du["petitum"], *lines, _CLOSING])}
         case.case_data = {**case.case_data, "data_umum": shown}
+    if case.tabs.get("verzet"):
+        _join_verzet(case)
     return case
+
+
+def _join_verzet(case: Case) -> None:
+    """The verzet tab as verzet_m.php's join prints it (``extra["verzet_rows"]``, rendered)
+    and the one record a reader stores (the truth)."""
+    (rec,) = case.tabs["verzet"]
+    own = {k: rec[k] for k in _VERZET_MEDIASI}
+    first_instance = [
+        {k: m[src] for k, src in _VERZET_MEDIASI.items()} for m in case.tabs.get("mediasi", [])
+    ]
+    joined = [*first_instance, own]
+    base = {**rec, "tanggal_pendaftaran": case.case_data["data_umum"]["tanggal_pendaftaran"]}
+    rows = [{**base, **m} for m in joined]
+    case.extra["verzet_rows"] = rows
+    truth = dict(rows[0])
+    if len(rows) > 1:
+        truth["mediasi_lain"] = joined[1:]
+    case.tabs = {**case.tabs, "verzet": [truth]}
+
+
+def verzet_rows(case: Case) -> list[Any] | None:
+    """The verzet tab's join rows when the case has them (``--broken-pages``), else ``None``."""
+    rows: list[Any] | None = case.extra.get("verzet_rows")
+    return rows
 
 
 def pasted_petitum(case: Case) -> bool:

@@ -480,9 +480,16 @@ def _dismissal_notices(rows: list[JSON], sides: list[int]) -> str:
     return out + "\t\t\t\t\t"
 
 
-def dismissal(data: list[JSON], ptun: bool, sides: list[int]) -> str:
+#: dismissal.php:82 of the 2021 views: hasil 1 Diterima, else Ditolak (2025: Lolos / Tidak Lolos)
+_DISMISSAL_2021_WORDS = {"Lolos": "Diterima", "Tidak Lolos": "Ditolak"}
+
+
+def dismissal(data: list[JSON], ptun: bool, sides: list[int], views: str = "2025") -> str:
     """``dismissal.php``: PTUN (alur 9) with its summons block, the Lolos / Tidak Lolos row
-    and, when Tidak Lolos, the notification block; alur 8 with the per-side notice tables."""
+    and, when Tidak Lolos, the notification block; alur 8 with the per-side notice tables.
+    ``views="2021"``: that version's words (backup_sip dismissal.php:79-92): PTUN prints
+    Diterima / Ditolak and no amar row, alur 8 heads its amar row "Amar Penetapan"."""
+    old = views == "2021"
     out = [
         WRAPWORD_STYLE,
         (
@@ -516,13 +523,16 @@ def dismissal(data: list[JSON], ptun: bool, sides: list[int]) -> str:
         out.append(_plain_row("Tanggal Penetapan", day(r["tanggal_penetapan"])))
         if ptun:
             hasil = r["hasil"]
-            out.append(_plain_row("Penetapan Dismissal", e(hasil)))
-        out.append(
-            '\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child" style="vertical-align: top;">'
-            "Pertimbangan Hukum dan Amar</td>\n"
-            f"\t\t\t\t\t<td class='wrapword'>{long_html(r['amar'])}</td>\n\t\t\t\t</tr>\n"
-            "\t\t\t\t<tr>\n\t\t\t\t\t<td colspan='2'></td>\n\t\t\t\t</tr>\n"
-        )
+            shown = _DISMISSAL_2021_WORDS.get(hasil, hasil) if old else hasil
+            out.append(_plain_row("Penetapan Dismissal", e(shown)))
+        if not (old and ptun):
+            label = "Amar Penetapan" if old else "Pertimbangan Hukum dan Amar"
+            out.append(
+                '\t\t\t\t<tr>\n\t\t\t\t\t<td id="first-child" style="vertical-align: top;">'
+                f"{label}</td>\n"
+                f"\t\t\t\t\t<td class='wrapword'>{long_html(r['amar'])}</td>\n\t\t\t\t</tr>\n"
+            )
+        out.append("\t\t\t\t<tr>\n\t\t\t\t\t<td colspan='2'></td>\n\t\t\t\t</tr>\n")
     if not data:
         out.append(NOT_FOUND_ROW)
     if not ptun:

@@ -63,3 +63,59 @@ def test_broken_pages_crawl_equals_the_ground_truth(tmp_path: Path, variant: str
     else:
         assert pasted == []
     assert warned == expected
+
+
+def test_verzet_join_crawl_equals_the_ground_truth(tmp_path: Path) -> None:
+    """verzet_m.php's join (docs/fidelity.md): seed 22 gives two verzet cases in 40, one with
+    first-instance mediations (its verzet record printed once per mediation) and one without."""
+    court_id = "pn-verzet"
+    with running_replica(
+        cases=40, seed=22, variant="pn", court_id=court_id, extra_args=["--broken-pages"]
+    ) as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        result = crawl(replica.url, court_id, tmp_path / "ws")
+    assert result.returncode == 0, result.stderr[-3000:]
+    got = exported(tmp_path / "ws")
+    assert mismatches(got, truth) == {}
+    verzet = {key: doc for key, doc in got.items() if doc["tabs"].get("verzet")}
+    assert len(verzet) == 2, sorted(verzet)
+    repeated = [doc for doc in verzet.values() if "mediasi_lain" in doc["tabs"]["verzet"][0]]
+    assert len(repeated) == 1
+    for doc in verzet.values():
+        (rec,) = doc["tabs"]["verzet"]  # stored once, however often the view printed it
+        assert rec["tanggal_pendaftaran"] == doc["case"]["data_umum"]["tanggal_pendaftaran"]
+    (doc,) = repeated
+    (rec,) = doc["tabs"]["verzet"]
+    first = doc["tabs"]["mediasi"][0]
+    assert rec["tanggal_penetapan_mediator"] == first["tanggal_penetapan_mediator"]
+    # the further first-instance mediations, then the verzet's own (its number is the verzet's)
+    assert len(rec["mediasi_lain"]) == len(doc["tabs"]["mediasi"])
+    assert [m["tanggal_penetapan_mediator"] for m in rec["mediasi_lain"][:-1]] == [
+        m["tanggal_penetapan_mediator"] for m in doc["tabs"]["mediasi"][1:]
+    ]
+    assert rec["mediasi_lain"][-1]["nomor_penetapan_mediator"] == rec["nomor_perkara_verzet"]
+
+
+@pytest.mark.parametrize("variant", ["ptun", "pn"])
+def test_2021_views_crawl_equals_the_ground_truth(tmp_path: Path, variant: str) -> None:
+    """--views 2021: the dismissal tab in the 2021 words (Diterima/Ditolak, no PTUN amar row,
+    Amar Penetapan) gives the same typed fields as a 2025 court."""
+    court_id = f"{variant}-2021"
+    seed = 23 if variant == "ptun" else 18  # pn seed 18: one alur 8 dismissal in 40
+    with running_replica(
+        cases=40, seed=seed, variant=variant, court_id=court_id, extra_args=["--views", "2021"]
+    ) as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        result = crawl(replica.url, court_id, tmp_path / "ws")
+    assert result.returncode == 0, result.stderr[-3000:]
+    got = exported(tmp_path / "ws")
+    assert mismatches(got, truth) == {}
+    records = [r for doc in got.values() for r in doc["tabs"].get("dismissal", [])]
+    assert records, "no dismissal in this court"
+    if variant == "ptun":
+        assert {r["hasil"] for r in records} <= {"Lolos", "Tidak Lolos"}
+        assert all("amar" not in r for r in records)
+    else:
+        assert all(r["amar"] for r in records)
+    warned = state_query(tmp_path / "ws", "SELECT COUNT(*) FROM parse_warnings")
+    assert warned == [(0,)]

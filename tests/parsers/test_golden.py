@@ -64,3 +64,14 @@ def test_golden_fixture(name: str):
         got = parsed(meta["page"], html, meta["url"], meta.get("show_url"))
     assert got == _load(folder / "expected.json")
     assert [dataclasses.asdict(w) for w in warnings] == meta.get("warnings", [])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_dead_branch_says_why(name: str):
+    """``"reachable": false`` comes with the reason no stock install serves the page."""
+    meta = _load(GOLDEN / name / "fixture.json")
+    assert meta.get("reachable", True) in (True, False)
+    if meta.get("reachable") is False:
+        assert len(meta.get("unreachable", "")) > 40, meta
+    else:
+        assert "unreachable" not in meta

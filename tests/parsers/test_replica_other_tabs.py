@@ -89,10 +89,36 @@ MEDIASI = [
      "tanggal_hasil": None, "hasil": None},
 ]  # fmt: skip
 
+#: a first-instance mediation as the verzet join prints it (the verzet record's mediation keys)
+FIRST_MEDIASI: dict[str, Any] = {
+    "tanggal_penetapan_mediator": "2024-03-18",
+    "nomor_penetapan_mediator": "4/Pdt.G/2024/PN Rpk",
+    "mediator": [{"nama": "NOVITA SARI, S.H.", "status": "Hakim"}],
+    "tanggal_mulai_mediasi": "2024-03-25",
+    "tanggal_hasil_mediasi": "2024-04-18",
+    "hasil_mediasi": "Tidak dapat dilaksanakan",
+}
+DISMISSAL_PTUN: list[dict[str, Any]] = [
+    {"panggilan": [{"tanggal": "2025-02-10", "status_kehadiran": "Hadir"}],
+     "tanggal_penetapan": "2025-03-03", "hasil": "Tidak Lolos",
+     "amar": "Menyatakan gugatan Penggugat tidak diterima;",
+     "tanggal_pemberitahuan_penggugat": "2025-03-05", "tanggal_pemberitahuan_tergugat": None},
+]  # fmt: skip
+DISMISSAL_GS: list[dict[str, Any]] = [
+    {"tanggal_penetapan": "2024-11-04", "amar": "Menyatakan gugatan tidak dapat diterima;",
+     "pemberitahuan_putusan": []},
+]  # fmt: skip
+
 CASES: list[tuple[str, str, Any]] = [
     ("verzet", RT.verzet([VERZET, {**VERZET, "nomor_perkara": "9/Pdt.G/2024/PN Rpk"}]),
      [VERZET, {**VERZET, "nomor_perkara": "9/Pdt.G/2024/PN Rpk"}]),
     ("verzet", RT.verzet([]), []),
+    # verzet_m.php's join: the same record once per mediation row -> stored once
+    ("verzet", RT.verzet([{**VERZET, **FIRST_MEDIASI}, VERZET]),
+     [{**VERZET, **FIRST_MEDIASI, "mediasi_lain": [{k: VERZET[k] for k in FIRST_MEDIASI}]}]),
+    ("dismissal", RT.dismissal(DISMISSAL_PTUN, True, [], views="2021"),
+     [{k: v for k, v in DISMISSAL_PTUN[0].items() if k != "amar"}]),
+    ("dismissal", RT.dismissal(DISMISSAL_GS, False, [1], views="2021"), DISMISSAL_GS),
     ("ikrar_talak", RT.ikrar_talak([IKRAR]), [IKRAR]),
     ("ikrar_talak", RT.ikrar_talak([]), []),
     ("intervensi", RT.intervensi([INTERVENSI, {**INTERVENSI, "urutan": 2}]),

@@ -13,8 +13,11 @@ their own.
 
 Not compared: pages with parse warnings (they show a shape the stock templates do not print,
 which the replica never renders), tilang list rows (not part of the truth), and a kind the
-replica renders nowhere. A fixture whose branch the replica does not render yet is marked
-``xfail(strict=True)`` below with what is missing, and the mark comes off with the fix.
+replica renders nowhere. A fixture of a dead branch (``"reachable": false``: no stock install
+serves it) is compared the other way: no case of the truth may have its structure. A fixture
+whose branch the replica does not render yet is marked ``xfail(strict=True)`` below with what
+is missing, and the mark comes off with the fix. The truth is that of every variant, plain and
+with each data switch (``--broken-pages``, ``--views 2021``).
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ GOLDEN_NAMES = sorted(p.name for p in GOLDEN.iterdir() if (p / "fixture.json").i
 VARIANTS: tuple[str, ...] = tuple(getattr(replica_court, "VARIANTS", ("pn", "pa")))
 CASES = 500
 SEED = 1
+#: The replica's data switches whose pages a golden fixture may show (none: the stock pages;
+#: --broken-pages: the pages the app breaks and its joins; --views 2021: the older words)
+SWITCHES: tuple[dict[str, Any], ...] = ({}, {"broken_pages": True}, {"views": "2021"})
 #: List row keys the truth does not keep (docs/item-format.md, list_row).
 NOT_IN_TRUTH_ROW = frozenset({"lama_proses"})
 
@@ -103,15 +109,21 @@ def _signature(value: Any) -> Any:
 @cache
 def truth_values() -> dict[str, list[tuple[str, Any]]]:
     """Page kind -> one ``(case number, value)`` per distinct structure in the replica's truth
-    (every variant, 500 cases each)."""
+    (every variant and switch, 500 cases each)."""
     found: dict[str, dict[Any, tuple[str, Any]]] = {}
     for variant in VARIANTS:
-        data = CourtData(replica_court.make_court(variant), seed=SEED, cases=CASES)  # type: ignore[arg-type]
-        for case in data.iter_cases():
-            for kind, value in _pages_of(case.case_data, case.tabs):
-                found.setdefault(kind, {}).setdefault(
-                    _signature(value), (f"{variant} {case.nomor_perkara}", value)
-                )
+        for switches in SWITCHES:
+            data = CourtData(
+                replica_court.make_court(variant),  # type: ignore[arg-type]
+                seed=SEED,
+                cases=CASES,
+                **switches,
+            )
+            for case in data.iter_cases():
+                for kind, value in _pages_of(case.case_data, case.tabs):
+                    found.setdefault(kind, {}).setdefault(
+                        _signature(value), (f"{variant} {switches} {case.nomor_perkara}", value)
+                    )
     return {kind: list(values.values()) for kind, values in found.items()}
 
 
@@ -170,6 +182,16 @@ def test_the_truth_has_the_golden_structure(name: str) -> None:
     expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
     pairs = golden_values(meta["page"], expected)
     truth = truth_values()
+    if meta.get("reachable") is False:
+        # a dead branch (fixture.json "unreachable" says why): the replica never serves it
+        served = [
+            (kind, case)
+            for kind, value in pairs
+            for case, t in truth.get(kind, [])
+            if not differences(value, t)
+        ]
+        assert served == [], f"{name}: an unreachable branch is in the replica's truth"
+        return
     compared = [(kind, value) for kind, value in pairs if kind in truth]
     if not compared:
         pytest.skip(f"the replica renders no {meta['page']!r} page of this kind")

@@ -318,3 +318,52 @@ def test_rarer_branches_in_realistic_proportions():
         assert put["tanggal_label"] == "Tanggal Penetapan"
         assert put["amar_label"] == "Petikan Penetapan"
         assert "status_putusan" not in put
+
+
+def _documents(variant: str, cases: int = 200, **switches) -> dict[str, dict]:
+    data = CourtData(make_court(variant), seed=1, cases=cases, **switches)
+    return {c.nomor_perkara: c.document("x") for c in data.iter_cases()}
+
+
+def test_views_2021_change_only_the_ptun_dismissal_truth():
+    """--views 2021 (reference/sipp_site/views_2021.py): the PTUN dismissal loses its amar (the
+    2021 view prints none); every other truth value is the 2025 court's."""
+    for variant in ("pn", "ptun"):
+        new, old = _documents(variant), _documents(variant, views="2021")
+        assert new.keys() == old.keys()
+        changed = 0
+        for number, doc in new.items():
+            if variant == "ptun" and doc["tabs"].get("dismissal"):
+                want = [
+                    {k: v for k, v in r.items() if k != "amar"} for r in doc["tabs"]["dismissal"]
+                ]
+                assert old[number]["tabs"]["dismissal"] == want
+                old[number]["tabs"]["dismissal"] = doc["tabs"]["dismissal"]
+                changed += 1
+            assert old[number] == doc, number
+        assert changed == (64 if variant == "ptun" else 0)  # seed 1: 64 of 200 PTUN cases
+    with pytest.raises(ModelError, match="--views 2019 is unknown"):
+        CourtData(make_court("pn"), seed=1, cases=10, views="2019")
+
+
+def test_broken_pages_join_every_verzet_to_the_main_case():
+    """--broken-pages: verzet_m.php's join gives the verzet record the main case's registration
+    day, and the case's first-instance mediations before the verzet's own (mediasi_lain)."""
+    plain, joined = _documents("pn", 500), _documents("pn", 500, broken_pages=True)
+    verzet = [n for n, doc in plain.items() if doc["tabs"].get("verzet")]
+    assert len(verzet) == 9  # seed 1, 500 cases; 4 of them with a first-instance mediation
+    assert sum(1 for n in verzet if plain[n]["tabs"].get("mediasi")) == 4
+    for number in verzet:
+        (before,) = plain[number]["tabs"]["verzet"]
+        (after,) = joined[number]["tabs"]["verzet"]
+        du = plain[number]["case"]["data_umum"]
+        assert after["tanggal_pendaftaran"] == du["tanggal_pendaftaran"]
+        assert before["tanggal_pendaftaran"] > du["tanggal_pendaftaran"]
+        mediasi = plain[number]["tabs"].get("mediasi", [])
+        if mediasi:
+            assert after["tanggal_penetapan_mediator"] == mediasi[0]["tanggal_penetapan_mediator"]
+            assert after["mediasi_lain"][-1]["mediator"] == before["mediator"]
+            assert len(after["mediasi_lain"]) == len(mediasi)
+        else:
+            assert "mediasi_lain" not in after
+            assert after["mediator"] == before["mediator"]
