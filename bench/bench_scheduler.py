@@ -23,9 +23,9 @@ each run, then per scheduler the median of its per-round ratios to ``memory`` (p
 the same round cancels the load drift of a shared machine; target for ``harvest`` >= 0.9)
 with their range. JOBDIR pickles its requests, which drops the session a request chain is lent
 (an in-memory object, docs/scheduler.md "Which schedulers can carry a SIPP harvest"), so even
-the details workload breaks there. Every scheduler's line says its complete cases out of the expected
-(details workload: cases with their ``case`` part; full: case part and every tab), and a
-scheduler whose runs did not complete every case gets no ratio (:func:`summarise`).
+the details workload breaks there. Every scheduler's line says its complete cases out of the
+expected (details workload: cases with their ``case`` part; full: case part and every tab),
+and a scheduler whose runs did not complete every case gets no ratio (:func:`summarise`).
 
     .venv/bin/python bench/bench_scheduler.py [--cases 600] [--full-cases 60] [--rounds 5]
         [--no-pg] [--database-url postgresql://...]
