@@ -386,3 +386,35 @@ def test_harvest_archive_false_keeps_no_pages(tmp_path: Path) -> None:
     assert status.returncode == 1
     assert "no archive index" in status.stderr
     assert "HARVEST_ARCHIVE=True" in status.stderr
+
+
+def test_the_writer_process_archives_as_the_writer_thread(tmp_path: Path) -> None:
+    pages: dict[str, dict[str, int]] = {}  # key -> status (page bytes differ: per-render tokens)
+    with running_replica(cases=20, seed=34, court_id=COURT) as replica:
+        for writer in ("thread", "process"):
+            ws = tmp_path / writer
+            result = crawl(
+                replica.url,
+                COURT,
+                ws,
+                spider_args={"max_cases": "3"},
+                settings={"HARVEST_ARCHIVE_WRITER": writer},
+            )
+            assert result.returncode == 0, result.stderr[-3000:]
+            assert f"writer {writer})" in result.stderr
+            assert len(exported(ws)) == 3
+            pages[writer] = {k: e.status for k, e in indexed(ws).items()}  # digests checked
+    assert pages["process"] == pages["thread"]
+    assert sum(1 for k in pages["thread"] if k.startswith("case|")) == 3
+
+
+def test_an_unknown_archive_writer_is_refused_naming_the_setting() -> None:
+    from scrapy.settings import Settings
+
+    from harvest.archive.middleware import archive_writer
+    from harvest.settings_error import SettingsError
+
+    assert archive_writer(Settings()) == "thread"
+    assert archive_writer(Settings({"HARVEST_ARCHIVE_WRITER": "Process"})) == "process"
+    with pytest.raises(SettingsError, match="HARVEST_ARCHIVE_WRITER='fork' is neither"):
+        archive_writer(Settings({"HARVEST_ARCHIVE_WRITER": "fork"}))
