@@ -50,7 +50,10 @@ def close_fatal(
     if crawler is None:
         return True
     _closed[crawler] = reason
-    engine = crawler.engine
+    try:
+        engine = crawler.engine
+    except RuntimeError:  # not started yet (Scrapy >= 2.14 raises): nothing to close
+        return True
     if engine is not None and engine.running:
         deferred_from_coro(engine.close_spider_async(reason=reason))
     return True
