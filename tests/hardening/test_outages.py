@@ -97,9 +97,9 @@ def test_postgres_halted_mid_crawl_is_one_line_and_the_resume_loses_nothing(
             wait_until(
                 lambda: _ok_rows_pg(url) >= 20, timeout=BOUND, what="20 requests done", proc=proc
             )
-            server._run(str(bindir / "pg_ctl"), "-D", str(server.data), "-m", "immediate", "stop")
+            server.halt()
             code, took, text = _ended(proc, log)
-            server._start_server()  # the same data, port and password
+            server.restart()
             resumed = crawl(replica.url, COURT, ws, settings=settings)
             harvest = exported(ws, "-s", f"HARVEST_DATABASE_URL={url}")
     finally:
