@@ -447,7 +447,7 @@ class PostgresRequestStore:
     def _db_error(self, exc: psycopg.Error, doing: str) -> StateError:
         return StateError(
             self._hide(
-                f"cannot {doing} in the request state {self.path}: {str(exc).strip()}; check that "
+                f"cannot {doing} in the request state {self.path}: {_one_line(exc)}; check that "
                 "the PostgreSQL server runs and is reachable (HARVEST_DATABASE_URL), then run "
                 "again: transitions not committed are redone by the next run"
             )
@@ -583,7 +583,7 @@ class PostgresRequestStore:
                 self._conn.execute("ROLLBACK")
             raise StateError(
                 self._hide(
-                    f"cannot commit the request state {self.path}: {str(exc).strip()}; nothing "
+                    f"cannot commit the request state {self.path}: {_one_line(exc)}; nothing "
                     "of the last moment was recorded, and nothing more will be in this run"
                 )
             ) from None
@@ -1796,3 +1796,8 @@ def _holder(run: RunInfo, run_id: int | None) -> dict[str, Any]:
         "run_id": run_id,
         "court": run.court,
     }
+
+
+def _one_line(exc: BaseException) -> str:
+    """The text of ``exc`` on one line (libpq's messages span several)."""
+    return " ".join(str(exc).split())

@@ -43,12 +43,12 @@ from scrapy import Request, signals
 from scrapy.core.scheduler import BaseScheduler, Scheduler
 from scrapy.http import Response
 from scrapy.utils.asyncio import call_later
-from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 from scrapy.utils.spider import DefaultSpider
 from twisted.python.failure import Failure
 
 from harvest.clock import utc_now
+from harvest.fatal import close_fatal, fatal_reason
 from harvest.meta import META_GROUP, META_KEY, META_PARENT, META_REFRESH_GENERATION, META_RID
 from harvest.workspace import ITEMS_DB, resolve_workspace
 
@@ -171,7 +171,10 @@ class HarvestScheduler(BaseScheduler):
         # the case cap (None: no cap) and the open groups, oldest first
         self._cap: int | None = None
         self._open: dict[str, None] = {}
+        self._inflight_left: set[int] = set()  # rows left in flight at a fatal close
         self._fatal = False
+        #: the request state itself failed (a lock, an outage): nothing more is written to it
+        self._state_broken = False
         #: the court's generation this crawl works in (docs/refresh.md)
         self.generation: Generation | None = None
         #: told each outcome ``(row id, ok, reason)`` once stored (a worker's court pauses,
@@ -396,8 +399,11 @@ class HarvestScheduler(BaseScheduler):
         if self._store is None:
             return
         store, self._store = self._store, None
+        if self._state_broken:
+            self._close_broken(store)
+            return
         try:
-            left = list(self._inflight)
+            left = [*self._inflight, *self._inflight_left]
             if left:
                 n = store.release_inflight(
                     self.court, self.run_id, ids=left, why=f"run closed ({reason}) in flight"
@@ -428,19 +434,42 @@ class HarvestScheduler(BaseScheduler):
                 except StateError as exc:
                     logger.error("run %d: last changes not committed: %s", self.run_id, exc)
                 store.release_crawl_lock(self.court)
-            self._inflight.clear()
-            self._busy.clear()
-            self._held.clear()
-            self._redirected.clear()
-            self._recent.clear()
-            self._open.clear()
+            self._forget_all()
+
+    def _close_broken(self, store: RequestStore) -> None:
+        """Close a request state that failed (locked, unreachable): nothing more is written to
+        it; the next run finds this run's rows in flight and sends them again, as after a kill."""
+        try:
+            if self._owns_store:
+                store.close()
+            else:
+                store.release_crawl_lock(self.court)
+        except (StateError, sqlite3.Error) as exc:
+            logger.debug("run %d: the failed request state closed with: %s", self.run_id, exc)
+        finally:
+            self._forget_all()
+
+    def _forget_all(self) -> None:
+        self._inflight.clear()
+        self._inflight_left.clear()
+        self._busy.clear()
+        self._held.clear()
+        self._redirected.clear()
+        self._recent.clear()
+        self._open.clear()
 
     def has_pending_requests(self) -> bool:
+        if self._fatal:
+            return False  # closing: nothing more is claimed
         if self._redirected:
             return True
         if self._inflight and self._engine_idle():
             self._fail_orphans()
-        return self.store.has_pending(self.court)
+        try:
+            return self.store.has_pending(self.court)
+        except (StateError, sqlite3.Error) as exc:
+            self._die("harvest_state_error", f"cannot read the request state: {exc}")
+            return False
 
     def _engine_idle(self) -> bool:
         engine = self.crawler.engine if self.crawler is not None else None
@@ -457,11 +486,17 @@ class HarvestScheduler(BaseScheduler):
         They end ``error`` (requeue them) instead of blocking their group forever.
         """
         for rid in list(self._inflight):
-            logger.error("request row %d left the engine without an outcome: error", rid)
+            if fatal_reason(self.crawler) is None:
+                logger.error("request row %d left the engine without an outcome: error", rid)
             self._finish(rid, ok=False, reason=ORPHAN_REASON)
 
     def __len__(self) -> int:
-        return self.store.count(court=self.court, status=Status.PENDING) + len(self._redirected)
+        try:
+            pending = self.store.count(court=self.court, status=Status.PENDING)
+        except (StateError, sqlite3.Error) as exc:
+            self._die("harvest_state_error", f"cannot read the request state: {exc}")
+            pending = 0
+        return pending + len(self._redirected)
 
     def enqueue_request(self, request: Request) -> bool:
         parent = request.meta.pop(META_PARENT, None)
@@ -486,6 +521,13 @@ class HarvestScheduler(BaseScheduler):
     def next_request(self) -> Request | None:
         if self._fatal:
             return None
+        try:
+            return self._next_request()
+        except (StateError, sqlite3.Error) as exc:
+            self._die("harvest_state_error", f"cannot claim the next request: {exc}")
+            return None
+
+    def _next_request(self) -> Request | None:
         if self._redirected:  # a hop of a row in flight: nothing to claim, nothing to write
             rid = next(iter(self._redirected))
             if self.stats is not None:
@@ -764,6 +806,14 @@ class HarvestScheduler(BaseScheduler):
     ) -> None:
         flight = self._inflight.pop(rid)
         self._redirected.pop(rid, None)
+        if self._state_broken or (not ok and fatal_reason(self.crawler) is not None):
+            # the crawl is closing on a fatal error: a failure now is that error's echo (a page
+            # the full archive could not keep, a part the item store refused), not the
+            # request's outcome; the row stays in flight and the next run sends it again
+            logger.debug("row %d left in flight at a fatal close (%s)", rid, reason)
+            self._inflight_left.add(rid)
+            self._release_group(rid, flight.group)
+            return
         status = http_status if http_status is not None else flight.http_status
         try:
             self.store.finish(
@@ -798,6 +848,8 @@ class HarvestScheduler(BaseScheduler):
             return
         if self._busy.get(group) == rid:
             del self._busy[group]
+        if self._state_broken:
+            return
         if group in self._open and group not in self._busy:
             try:
                 done = self.store.close_group_if_done(self.court, group)
@@ -834,18 +886,34 @@ class HarvestScheduler(BaseScheduler):
         if self.stats is not None:
             self.stats.inc_value(STAT + name, count)
 
+    @property
+    def state_broken(self) -> bool:
+        """The request state failed (a lock, an outage): nothing more is written to it."""
+        return self._state_broken
+
+    def state_failed(self, doing: str, exc: BaseException) -> None:
+        """A companion (the URL log) could not ``doing`` in the request state: close the crawl."""
+        self._die("harvest_state_error", f"cannot {doing}: {exc}")
+
     def _die(self, reason: str, message: str) -> None:
         if "disk is full" in message:
             message += (
                 "; the disk holding the workspace is full: free space and run the crawl again "
                 "(nothing is lost)"
             )
-        logger.error("%s; closing the spider (%s)", message, reason)
-        if self._fatal:
-            return
+        elif "database is locked" in message:
+            message += (
+                f"; another process holds a lock on the request state {self._where()}: end it "
+                "(fuser names it) and run the crawl again (nothing is lost)"
+            )
+        if reason == "harvest_state_error":
+            self._state_broken = True
         self._fatal = True
-        if self.crawler is not None and self.crawler.engine is not None:
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason=reason))
+        close_fatal(self.crawler, reason, message, log=logger)
+
+    def _where(self) -> str:
+        path = getattr(self._store, "path", None)
+        return repr(str(path)) if path is not None else "(its database)"
 
 
 def _stores_parts(settings: BaseSettings) -> bool:

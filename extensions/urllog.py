@@ -12,6 +12,7 @@ time the attempt waited in the downloader before it (download delay, concurrency
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from typing import TYPE_CHECKING
 
@@ -85,7 +86,10 @@ class UrlLogMiddleware:
             ms=network,
             queue_ms=total - network if latency is not None else None,
         )
+        if scheduler.state_broken:
+            return  # the request state failed (locked, unreachable): the crawl is closing
         try:
             scheduler.store.log_exchange(scheduler.run_id_of(request), exchange)
-        except StateError as exc:  # after a failed commit nothing more is recorded: closing
+        except (StateError, sqlite3.Error) as exc:  # a full disk, a lock, an outage: closing
             logger.debug("url_log row not written: %s", exc)
+            scheduler.state_failed("record an exchange in url_log", exc)

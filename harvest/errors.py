@@ -37,3 +37,16 @@ class StoppedBeforeSending(IgnoreRequest):
     def __init__(self, url: str = "") -> None:
         super().__init__(f"not sent: the crawl is stopping ({url})" if url else "not sent")
         self.url = url
+
+
+class AnswerNotKept(IgnoreRequest):
+    """The court answered, but the answer could not be kept (the page archive is full or cannot
+    be written): the crawl closes on that fatal error (``harvest_archive_error``).
+
+    It is not an outcome: the row stays in flight and the scheduler's close puts it back to
+    pending, so the next crawl, once the cause is fixed, fetches the page again.
+    """
+
+    def __init__(self, url: str = "") -> None:
+        super().__init__(f"answer not kept: the page archive failed ({url})" if url else "")
+        self.url = url

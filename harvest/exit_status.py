@@ -6,7 +6,8 @@ code      meaning
 ``0``     done: nothing of the court waits or failed
 ``1``     refused to start, or stopped by a fatal error: bad spider arguments or settings, an
           unusable workspace, the court already being crawled, ``-a listing`` not in the
-          court's menu, the state or item store failing (a full disk)
+          court's menu, the state, item store or page archive failing (a full disk, a lock, a
+          database outage)
 ``2``     the command line itself is wrong (Scrapy's usage error)
 ``3``     finished with failed requests left: see ``scrapy status``, then ``scrapy requeue``
 ``4``     blocked by a JavaScript challenge with the browser off: ``-s SIPP_BROWSER=challenge``
@@ -37,13 +38,14 @@ CHALLENGE_REASON = "court behind a JavaScript challenge"
 #: Close reason when ``-a listing`` is not in the court's menu.
 BAD_LISTING = "harvest_bad_listing"
 #: Close reasons meaning the crawl refused to go on (exit 1): a bad ``-a listing``, and the
-#: fatal closes of the state and item stores (a full disk, a request that cannot be stored, a
-#: court whose TLS certificate fails).
+#: fatal closes of the state and item stores and of the page archive (a full disk, a locked or
+#: unreachable state, a request that cannot be stored, a court whose TLS certificate fails).
 FATAL_CLOSE_REASONS = frozenset(
     {
         BAD_LISTING,
         "item_store_error",
         "harvest_state_error",
+        "harvest_archive_error",
         "harvest_unserializable_request",
         "harvest_tls_error",
     }

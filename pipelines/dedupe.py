@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Self
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem, NotConfigured
-from scrapy.utils.defer import deferred_from_coro
 
 from harvest.dburl import DATABASE_URL_ENV, database_url
+from harvest.fatal import close_fatal
 from harvest.workspace import (
     ITEMS_DB,
     WORKSPACE_ENV,
@@ -155,20 +155,14 @@ class DedupePipeline:
             ) from exc
         except ItemStoreError as exc:
             self._stats.inc_value(f"{STAT_PREFIX}/store_error")
-            logger.error(
-                "Cannot store part %r of case %r (%s): %s; closing the crawl so that no "
-                "request is marked done without its data",
-                part,
-                number,
-                court,
-                exc,
+            # one ERROR line for the crawl (the first part that cannot be stored), the rest at
+            # DEBUG; no request is marked done without its data
+            close_fatal(
+                self._crawler,
+                "item_store_error",
+                f"Cannot store part {part!r} of case {number!r} ({court}): {exc}",
+                log=logger,
             )
-            self._close_crawl("item_store_error")
             raise
         self._stats.inc_value(f"{STAT_PREFIX}/{result.value}")
         return item
-
-    def _close_crawl(self, reason: str) -> None:
-        crawler = self._crawler
-        if crawler is not None and crawler.engine is not None and crawler.engine.running:
-            deferred_from_coro(crawler.engine.close_spider_async(reason=reason))

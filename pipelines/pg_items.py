@@ -195,7 +195,7 @@ class PostgresItemStore(ItemStore):
 
     def _error(self, what: str, exc: Exception) -> ItemStoreError:
         return ItemStoreError(
-            f"item store {self.location}: {what}: {scrub(str(exc).strip(), self._url)}; check "
+            f"item store {self.location}: {what}: {scrub(_one_line(exc), self._url)}; check "
             "that the PostgreSQL server runs and is reachable (nothing of this write was kept: "
             "the request that produced it is not marked done, the next crawl fetches it again)"
         )
@@ -227,3 +227,8 @@ def _prepare(conn: psycopg.Connection[Any], url: str, *, readonly: bool) -> None
             if exists is None or exists[0] is None:
                 conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_LOCK_CLASS,))
                 conn.execute(_PG_HISTORY_SCHEMA)  # type: ignore[arg-type]  # many statements
+
+
+def _one_line(exc: BaseException) -> str:
+    """The text of ``exc`` on one line (libpq's messages span several)."""
+    return " ".join(str(exc).split())

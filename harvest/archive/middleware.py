@@ -16,12 +16,17 @@ indexed before its callback runs, so its parts are never stored without their pa
 Settings (README, "Settings reference"): ``HARVEST_ARCHIVE`` (bool, default True),
 ``HARVEST_ARCHIVE_MAX_FILE_BYTES`` (int, default 256 MiB), ``HARVEST_ARCHIVE_WRITER`` (str,
 ``thread`` or ``process``, default ``thread``). Stats: ``harvest/archive/records``,
-``harvest/archive/bytes``, ``harvest/archive/warmups``.
+``harvest/archive/bytes``, ``harvest/archive/warmups``, ``harvest/archive/not_kept``.
+
+A page that cannot be archived (a full disk) closes the crawl with ``harvest_archive_error``
+(exit status 1, one ERROR line saying what to do): its callback never runs, so nothing of it is
+recorded done, and its request, left in flight, is pending again for the next crawl.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import multiprocessing
 import os
@@ -47,6 +52,8 @@ from harvest.archive.store import (
     IndexEntry,
     new_run_name,
 )
+from harvest.errors import AnswerNotKept
+from harvest.fatal import close_fatal
 from harvest.meta import (
     META_BROWSER_PASS,
     META_CASE,
@@ -70,7 +77,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.settings import BaseSettings
 
-__all__ = ["ArchiveMiddleware", "archive_enabled"]
+__all__ = ["ARCHIVE_ERROR", "ArchiveMiddleware", "archive_enabled", "disk_full"]
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +87,8 @@ DEFAULT_ARCHIVE = True
 DEFAULT_WRITER = "thread"
 WRITERS = ("thread", "process")
 STAT_PREFIX = "harvest/archive"
+#: The close reason of a crawl whose page archive failed (``harvest.exit_status``).
+ARCHIVE_ERROR = "harvest_archive_error"
 
 
 def archive_enabled(settings: BaseSettings) -> bool:
@@ -261,10 +270,13 @@ class ArchiveMiddleware:
             fetched_at=time.time(),
             context=context,
         )
-        if is_asyncio_reactor_installed():
-            entry = await self._open_batcher().write(court, key, exchange)
-        else:  # another reactor: write in line (each page waits for its fsync)
-            entry = self._open_writer(court).write(key, exchange)
+        try:
+            if is_asyncio_reactor_installed():
+                entry = await self._open_batcher().write(court, key, exchange)
+            else:  # another reactor: write in line (each page waits for its fsync)
+                entry = self._open_writer(court).write(key, exchange)
+        except (ArchiveError, OSError) as exc:
+            raise self._not_kept(request, exc) from exc
         self.pages += 1
         self.bytes += entry.length
         stats = self.crawler.stats
@@ -274,6 +286,51 @@ class ArchiveMiddleware:
             if warmup:
                 stats.inc_value(f"{STAT_PREFIX}/warmups")
         return response
+
+    def _not_kept(self, request: Request, exc: BaseException) -> AnswerNotKept:
+        """The page of ``request`` could not be archived: the crawl closes (one ERROR line for
+        the crawl, the detail at DEBUG), and the request is not an outcome (pending again)."""
+        logger.debug("cannot archive %s", request.url, exc_info=exc)
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.inc_value(f"{STAT_PREFIX}/not_kept")
+        if disk_full(exc):
+            message = (
+                f"the page archive {str(self.root)!r} is full ({_first_line(exc)}): free space "
+                "on its disk and run the crawl again (nothing is lost); pages whose archive "
+                "failed are fetched again"
+            )
+        else:
+            message = (
+                f"the page archive {str(self.root)!r} cannot be written ({_first_line(exc)}): "
+                "fix it and run the crawl again (nothing is lost), or crawl with "
+                "HARVEST_ARCHIVE=False"
+            )
+        close_fatal(self.crawler, ARCHIVE_ERROR, message, log=logger)
+        return AnswerNotKept(request.url)
+
+
+def disk_full(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what it was raised from) says the disk is full. The writer process's
+    exceptions arrive pickled, their cause lost: their text is read too."""
+    seen = 0
+    while exc is not None and seen < 16:
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(exc)
+        if any(sign in text for sign in _FULL_SIGNS):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+#: How a full disk reads in an error's text (``strerror`` of ENOSPC/EDQUOT, SQLite's).
+_FULL_SIGNS = ("No space left on device", "Disk quota exceeded", "database or disk is full")
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 class _Batcher:

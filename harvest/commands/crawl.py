@@ -48,7 +48,9 @@ FATAL_ADVICE = {
     "item_store_error": "the item store could not be written (see the ERROR lines above: "
     "a full disk, a damaged items.sqlite)",
     "harvest_state_error": "the request state could not be written (see the ERROR lines above: "
-    "a full disk, a damaged state.sqlite)",
+    "a full disk, a damaged or locked state.sqlite, a database outage)",
+    "harvest_archive_error": "the page archive could not be written (see the ERROR line above: "
+    "a full disk under archive/); free space there",
     "harvest_unserializable_request": "a request could not be stored in the request state",
     "harvest_tls_error": "the court's TLS certificate failed verification",
 }

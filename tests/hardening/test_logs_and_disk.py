@@ -3,12 +3,10 @@ findings 7 and 8)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import signal
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from extensions.logformatter import PartLogFormatter
 from harvest.items import CasePart
 from pipelines.store import ItemStoreError
 from reference.sipp_site.testing import running_replica
+from tests.support.disk import grow, small_tmpfs
 from tests.support.harvest_run import (
     REPO,
     crawl,
@@ -104,24 +103,6 @@ def test_a_killed_crawl_leaves_no_token_file_and_no_console(tmp_path: Path) -> N
     assert not (home / ".local" / "state" / "scrapy").exists()
 
 
-@contextlib.contextmanager
-def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
-    where.mkdir(parents=True)
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", f"harvest-{uuid.uuid4().hex[:8]}",
-         str(where)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )  # fmt: skip
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs to fill up (needs root): {mounted.stderr.strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-
-
 def _texts(value: Any) -> Iterator[str]:
     if isinstance(value, dict):
         for v in value.values():
@@ -146,7 +127,7 @@ def test_a_full_disk_stops_the_crawl_with_status_1_and_no_names_in_the_log(
         full = crawl(replica.url, COURT, ws, settings={"LOG_LEVEL": "DEBUG"})
         # (on the full disk itself SQLite cannot open the WAL item store read-only: its -shm
         # index cannot be created; status then says so and what to do)
-        subprocess.run(["mount", "-o", "remount,size=64m", str(disk)], check=True)
+        grow(disk, "64m")
         status = scrapy_command("status", ws)
         resumed = crawl(replica.url, COURT, ws)
         harvest = exported(ws)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.hardening.test_logs_and_disk import small_tmpfs
+from tests.support.disk import small_tmpfs
 from tests.support.harvest_run import crawl, crawl_command, run, start
 from tests.support.paths import REPO, SCRAPY
 from tests.support.waiting import wait_until

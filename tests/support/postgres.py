@@ -181,6 +181,15 @@ class ThrowawayServer:
             "start",
         )
 
+    def halt(self) -> None:
+        """Stop the server at once, as a crash would (``pg_ctl stop -m immediate``); its data
+        stays for :meth:`restart`."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
+
+    def restart(self) -> None:
+        """Start a halted server again: the same data, port and password."""
+        self._start_server()
+
     def stop(self) -> None:
         with contextlib.suppress(Exception):
             self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop")
