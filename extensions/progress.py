@@ -195,7 +195,7 @@ class ProgressReporter:
         """The spider opened: :meth:`summary` has a court and a state to read."""
         return self._opened
 
-    def spider_opened(self, spider: Spider) -> None:
+    def spider_opened(self, spider: Spider) -> Deferred[None]:
         self._court = court_of(spider)
         #: a multi-court crawl's courts (docs/multi-court.md): progress and summary sum them
         self._courts = [str(c) for c in (getattr(spider, "courts", None) or {})]
@@ -208,11 +208,16 @@ class ProgressReporter:
         except (SettingsError, WorkspaceError):  # the scheduler reported the same already
             self._path = None
         self._started = time.monotonic()
-        current = self._read()
-        self._ended_before = (current.ok + current.error) if current is not None else 0
         if self.interval > 0:
             self._loop = LoopingCall(self.report)
             self._loop.start(self.interval, now=False)
+        # the counts at the start (what this run ended is counted from them), read off the
+        # event loop; the engine waits for it before the first request
+        d: Deferred[CourtProgress | None] = deferToThread(self._read)
+        return d.addCallback(self._note_start)
+
+    def _note_start(self, current: CourtProgress | None) -> None:
+        self._ended_before = (current.ok + current.error) if current is not None else 0
 
     def _read(self) -> CourtProgress | None:
         if self._path is None or (isinstance(self._path, Path) and not self._path.exists()):
@@ -307,15 +312,20 @@ class ProgressReporter:
         elapsed = time.monotonic() - self._started
         logger.info("%s", self.line(p, elapsed))
 
-    def spider_closed(self, spider: Spider, reason: str) -> None:
+    def spider_closed(self, spider: Spider, reason: str) -> Deferred[None] | None:
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         if not self._opened:
-            return  # refused to start (the court locked, a bad setting): nothing to sum up
-        status, text = self.summary(reason)
+            return None  # refused to start (the court locked, a bad setting): nothing to sum up
+        # read off the event loop; the engine waits for it before the stats are closed
+        d: Deferred[tuple[ExitStatus, str]] = deferToThread(self.summary, reason)
+        return d.addCallback(self._note_summary)
+
+    def _note_summary(self, final: tuple[ExitStatus, str]) -> None:
+        status, _ = final
         if self.crawler.stats is not None:
             self.crawler.stats.set_value(STAT_EXIT, int(status))
-        self._final = (status, text)
+        self._final = final
 
     def engine_stopped(self) -> None:
         """The summary, last: after Scrapy's stats dump and "Spider closed" (a scrapyd job's log
