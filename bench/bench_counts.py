@@ -180,7 +180,7 @@ def bench_postgres(url: str, rows: int, rounds: int, transitions: int) -> None:
             per=TABS + 1,
             courts=courts,
             blob="'\\x00'::bytea",
-            source=f"generate_series(0, {rows - 1}) AS g(i)",
+            source=f"generate_series(0::bigint, {rows - 1}) AS g(i)",
         )
     )
     db.execute("VACUUM ANALYZE requests")
