@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import load_object
 from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
@@ -195,7 +196,7 @@ class ProgressReporter:
         """The spider opened: :meth:`summary` has a court and a state to read."""
         return self._opened
 
-    def spider_opened(self, spider: Spider) -> Deferred[None]:
+    async def spider_opened(self, spider: Spider) -> None:
         self._court = court_of(spider)
         #: a multi-court crawl's courts (docs/multi-court.md): progress and summary sum them
         self._courts = [str(c) for c in (getattr(spider, "courts", None) or {})]
@@ -213,10 +214,7 @@ class ProgressReporter:
             self._loop.start(self.interval, now=False)
         # the counts at the start (what this run ended is counted from them), read off the
         # event loop; the engine waits for it before the first request
-        d: Deferred[CourtProgress | None] = deferToThread(self._read)
-        return d.addCallback(self._note_start)
-
-    def _note_start(self, current: CourtProgress | None) -> None:
+        current = await maybe_deferred_to_future(deferToThread(self._read))
         self._ended_before = (current.ok + current.error) if current is not None else 0
 
     def _read(self) -> CourtProgress | None:
@@ -312,16 +310,13 @@ class ProgressReporter:
         elapsed = time.monotonic() - self._started
         logger.info("%s", self.line(p, elapsed))
 
-    def spider_closed(self, spider: Spider, reason: str) -> Deferred[None] | None:
+    async def spider_closed(self, spider: Spider, reason: str) -> None:
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         if not self._opened:
-            return None  # refused to start (the court locked, a bad setting): nothing to sum up
+            return  # refused to start (the court locked, a bad setting): nothing to sum up
         # read off the event loop; the engine waits for it before the stats are closed
-        d: Deferred[tuple[ExitStatus, str]] = deferToThread(self.summary, reason)
-        return d.addCallback(self._note_summary)
-
-    def _note_summary(self, final: tuple[ExitStatus, str]) -> None:
+        final = await maybe_deferred_to_future(deferToThread(self.summary, reason))
         status, _ = final
         if self.crawler.stats is not None:
             self.crawler.stats.set_value(STAT_EXIT, int(status))
