@@ -254,8 +254,9 @@ class ProgressReporter:
         return max(0, p.ok + p.error - (self._ended_before or 0))
 
     def report(self) -> Deferred[None]:
-        """One progress line. The counting query scans the court's rows (a second on a million),
-        so it runs in a thread, off the crawl's event loop; the next line waits for it."""
+        """One progress line, read from the kept counts of this crawl's courts
+        (:mod:`extensions.state_counts`) in a thread, off the crawl's event loop; the next line
+        waits for it."""
         d: Deferred[CourtProgress | None] = deferToThread(self._read)
         return d.addCallback(self._log_progress)
 
