@@ -1413,8 +1413,8 @@ class PostgresRequestStore:
         if status is not None:
             where.append("status = %s")
             params.append(status.value)
-        rows = self._q(
-            f"SELECT count(*) FROM requests WHERE {' AND '.join(where)}",
+        rows = self._q(  # the kept counts (extensions.state_counts), not the rows
+            f"SELECT coalesce(sum(n), 0) FROM request_counts WHERE {' AND '.join(where)}",
             params,
             doing="count requests",
         )
@@ -1581,7 +1581,11 @@ def _prepare(
                 _add_lease_identity(conn, wait=upgrade_wait)
                 _add_request_format(conn, wait=upgrade_wait)
                 _add_court_pauses_table(conn)
-                ensure_postgres(conn, lock=_SCHEMA_LOCK)
+                ensure_postgres(
+                    conn,
+                    lock=_SCHEMA_LOCK,
+                    before=functools.partial(_wait_for_older_workers, conn, upgrade_wait),
+                )
             return version
     except OlderWorkersLive as exc:
         raise StateError(

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import load_object
 from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
@@ -195,7 +196,7 @@ class ProgressReporter:
         """The spider opened: :meth:`summary` has a court and a state to read."""
         return self._opened
 
-    def spider_opened(self, spider: Spider) -> None:
+    async def spider_opened(self, spider: Spider) -> None:
         self._court = court_of(spider)
         #: a multi-court crawl's courts (docs/multi-court.md): progress and summary sum them
         self._courts = [str(c) for c in (getattr(spider, "courts", None) or {})]
@@ -208,11 +209,13 @@ class ProgressReporter:
         except (SettingsError, WorkspaceError):  # the scheduler reported the same already
             self._path = None
         self._started = time.monotonic()
-        current = self._read()
-        self._ended_before = (current.ok + current.error) if current is not None else 0
         if self.interval > 0:
             self._loop = LoopingCall(self.report)
             self._loop.start(self.interval, now=False)
+        # the counts at the start (what this run ended is counted from them), read off the
+        # event loop; the engine waits for it before the first request
+        current = await maybe_deferred_to_future(deferToThread(self._read))
+        self._ended_before = (current.ok + current.error) if current is not None else 0
 
     def _read(self) -> CourtProgress | None:
         if self._path is None or (isinstance(self._path, Path) and not self._path.exists()):
@@ -251,8 +254,9 @@ class ProgressReporter:
         return max(0, p.ok + p.error - (self._ended_before or 0))
 
     def report(self) -> Deferred[None]:
-        """One progress line. The counting query scans the court's rows (a second on a million),
-        so it runs in a thread, off the crawl's event loop; the next line waits for it."""
+        """One progress line, read from the kept counts of this crawl's courts
+        (:mod:`extensions.state_counts`) in a thread, off the crawl's event loop; the next line
+        waits for it."""
         d: Deferred[CourtProgress | None] = deferToThread(self._read)
         return d.addCallback(self._log_progress)
 
@@ -307,15 +311,17 @@ class ProgressReporter:
         elapsed = time.monotonic() - self._started
         logger.info("%s", self.line(p, elapsed))
 
-    def spider_closed(self, spider: Spider, reason: str) -> None:
+    async def spider_closed(self, spider: Spider, reason: str) -> None:
         if self._loop is not None and self._loop.running:
             self._loop.stop()
         if not self._opened:
             return  # refused to start (the court locked, a bad setting): nothing to sum up
-        status, text = self.summary(reason)
+        # read off the event loop; the engine waits for it before the stats are closed
+        final = await maybe_deferred_to_future(deferToThread(self.summary, reason))
+        status, _ = final
         if self.crawler.stats is not None:
             self.crawler.stats.set_value(STAT_EXIT, int(status))
-        self._final = (status, text)
+        self._final = final
 
     def engine_stopped(self) -> None:
         """The summary, last: after Scrapy's stats dump and "Spider closed" (a scrapyd job's log

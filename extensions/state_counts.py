@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -358,13 +358,16 @@ _PG_FILL = (
 )
 
 
-def ensure_postgres(conn: psycopg.Connection[Any], *, lock: int) -> float | None:
+def ensure_postgres(
+    conn: psycopg.Connection[Any], *, lock: int, before: Callable[[], None] | None = None
+) -> float | None:
     """Inside the caller's transaction (under the schema lock): create the count schema if the
     database has none yet and fill it from the existing rows, with ``requests`` locked against
     writes from before the fill until the triggers exist (the transaction's end), so no change
     is missed or counted twice; ``lock``: the advisory lock of schema changes (two workers
-    upgrading at once). Returns the seconds the fill took, or ``None`` when the counts were
-    there already (nothing is locked then)."""
+    upgrading at once); ``before``: called under that lock before anything changes (the
+    store waits there for the crawls of an older version to end). Returns the seconds the
+    fill took, or ``None`` when the counts were there already (nothing is locked then)."""
 
     def present() -> bool:
         row = conn.execute("SELECT to_regprocedure('harvest_fold_counts(text[])')").fetchone()
@@ -375,6 +378,8 @@ def ensure_postgres(conn: psycopg.Connection[Any], *, lock: int) -> float | None
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
     if present():  # another worker did it meanwhile
         return None
+    if before is not None:
+        before()
     t0 = time.perf_counter()
     conn.execute("LOCK TABLE requests IN SHARE ROW EXCLUSIVE MODE")
     conn.execute(_PG_TABLES)

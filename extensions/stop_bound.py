@@ -46,15 +46,13 @@ def stop_timeout(settings: BaseSettings) -> float:
 def engine_closing(crawler: Crawler) -> Callable[[], bool]:
     """A probe, safe from any thread, that is true once ``crawler``'s engine began closing its
     spider (``Closing spider (...)``: the engine slot's ``closing``; Scrapy names no public
-    flag for it) or stopped running."""
+    flag for it). Not before the engine runs: opening is not closing."""
 
     def closing() -> bool:
         engine = crawler.engine
         if engine is None:
             return False
         slot = getattr(engine, "_slot", None)  # Scrapy's ExecutionEngine slot (private)
-        if slot is not None and getattr(slot, "closing", None) is not None:
-            return True
-        return not engine.running and slot is not None
+        return slot is not None and getattr(slot, "closing", None) is not None
 
     return closing

@@ -69,17 +69,19 @@ def gather(
     limit: int,
     runs: list[dict[str, Any]],
     registered: Sequence[CourtRecord] = (),
+    charts: bool = True,
 ) -> StatusExtra:
     """Read the extra parts of the status from ``state`` (read-only): ``state.sqlite``, or
     the ``postgresql://`` URL of the state database (run liveness from its court leases);
-    ``registered``: the registered courts, for the national view."""
+    ``registered``: the registered courts, for the national view; ``charts``: also the page's
+    timelines (they read every ``ok`` event and exchange: only the HTML page shows them)."""
     conn = connect_readonly(state)
     try:
         conn.execute("BEGIN")  # one snapshot
         courts = court_progress(conn, court)
         groups = error_groups(conn, court)
-        progress = progress_timeline(conn, court)
-        throughput = throughput_timeline(conn)
+        progress = progress_timeline(conn, court) if charts else {}
+        throughput = throughput_timeline(conn) if charts else []
         leases = lease_liveness(conn, runs) if isinstance(state, str) else None
         chosen = [r for r in registered if court is None or r.court == court]
         national = national_courts(conn, chosen, courts)

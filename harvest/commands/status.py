@@ -173,7 +173,12 @@ class Command(ScrapyCommand):
             # the state database's URL (PostgreSQL), else state.sqlite
             state = config.database_url or Path(path)
             extra = gather(
-                state, court=opts.court, limit=opts.limit, runs=report.runs, registered=registered
+                state,
+                court=opts.court,
+                limit=opts.limit,
+                runs=report.runs,
+                registered=registered,
+                charts=bool(opts.html),
             )
         except read_errors() as exc:
             sys.stderr.write(f"scrapy status: cannot read {path}: {exc}\n")
