@@ -53,7 +53,8 @@ class Replica:
         it = iter(self.args)
         for arg in it:
             if arg in (
-                "--cases", "--seed", "--variant", "--court-id", "--registered", "--as-of"
+                "--cases", "--seed", "--variant", "--court-id", "--registered", "--as-of",
+                "--same-day",
             ):  # fmt: skip
                 keep += [arg, next(it)]
             elif arg == "--broken-pages":  # a data option too: the truth is what they show
