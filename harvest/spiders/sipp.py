@@ -406,6 +406,9 @@ class SippSpider(Spider):
         yield from self._walk_start(court)
 
     def _walk_start(self, court: CourtCrawl) -> Iterator[Request]:
+        # a new walk: the overlap check starts with nothing met
+        court.walk_rows.clear()
+        court.days_searched.clear()
         if court.args.listing == ALL_CASES:
             yield self._list_request(court, court.base_url + "list_perkara", page=1, template=None)
         else:
