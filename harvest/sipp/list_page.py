@@ -369,3 +369,23 @@ def listing_url(href: str) -> str | None:
     if len(segments) == 1 and segments[0] not in ("index", "search", "search_detail", "type"):
         return f"{m.group('root')}/type/{segments[0]}"
     return None
+
+
+#: ``.../page/{page}/<enc>/<keyword token>/col/<column>`` (body.php:39): the listing's enc and
+#: the ordering column of a paging template
+_TEMPLATE_PARTS = re.compile(r"/page/\{page\}/(?P<enc>[^/]+)/[^/]+/col/(?P<col>\d+)$")
+
+
+def listing_enc(template: str | None) -> str | None:
+    """The listing's ``enc`` (its flow, encrypted by the court) from a list page's paging
+    template: the value the page's search form posts (perkara_list.php / list_perkara.php:71).
+    ``None`` when the template has no such segment."""
+    m = _TEMPLATE_PARTS.search(urlsplit(template).path) if template else None
+    return m.group("enc") if m else None
+
+
+def by_case_number(template: str) -> str:
+    """A paging template ordered by case number instead: ``col/1``, the unique ``noPerkara``
+    order (perkara_m.php:58; ``list_perkara/page/<n>/<enc>/<keyword>/<str>/<col>``,
+    list_perkara.php:49-61). Unchanged when the template has no column."""
+    return re.sub(r"/col/\d+$", "/col/1", template)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider, signals
 from scrapy.exceptions import CloseSpider
-from scrapy.http import HtmlResponse, Response
+from scrapy.http import FormRequest, HtmlResponse, Response
 
 from extensions.config import SchedulerConfig
 from extensions.store import StateError
@@ -49,6 +49,7 @@ from harvest.refresh.planner import STAT as REFRESH_STAT
 from harvest.refresh.planner import RefreshConfig, RefreshPlanner, calendar_days, court_documents
 from harvest.sipp import ListRow, ParseError, parse_list_page
 from harvest.sipp.calendar_page import next_calendar_page, parse_calendar_page
+from harvest.sipp.list_page import by_case_number, listing_enc
 from harvest.spider_args import ALL_CASES, MULTI_ARGUMENTS, SippArgs, SpiderArgumentError
 from harvest.validation import raise_for_page_error
 from harvest.workspace import resolve_workspace
@@ -67,6 +68,8 @@ logger = logging.getLogger(__name__)
 
 #: Rows per list page (fixed by SIPP).
 PAGE_SIZE = 20
+#: The listing key suffix of a day search (``list|<court>|<listing> day <YYYY-MM-DD>|<page>``).
+DAY_SEARCH = " day "
 #: Dispatch order: tabs of started cases, then details, then new list pages.
 PRIORITY_TAB = 20
 PRIORITY_CASE = 10
@@ -106,6 +109,10 @@ class CourtCrawl:
     calendar_days: list[dt.date] = dataclasses.field(default_factory=list)
     #: calendar days not read yet: the walk starts when none is left
     calendar_waiting: int = 0
+    #: the list rows this walk has met, by normalised case number (the overlap check)
+    walk_rows: set[str] = dataclasses.field(default_factory=set)
+    #: registration days searched by this walk because a row showed up twice
+    days_searched: set[str] = dataclasses.field(default_factory=set)
 
     @property
     def court_id(self) -> str:
@@ -399,6 +406,9 @@ class SippSpider(Spider):
         yield from self._walk_start(court)
 
     def _walk_start(self, court: CourtCrawl) -> Iterator[Request]:
+        # a new walk: the overlap check starts with nothing met
+        court.walk_rows.clear()
+        court.days_searched.clear()
         if court.args.listing == ALL_CASES:
             yield self._list_request(court, court.base_url + "list_perkara", page=1, template=None)
         else:
@@ -495,6 +505,7 @@ class SippSpider(Spider):
         bad_rows = {bad.row for bad in page.row_errors}
         positions = [p for p in range(1, len(page.rows) + len(bad_rows) + 1) if p not in bad_rows]
         seen: dict[str, tuple[int, str]] = {}  # normalised number -> (row, raw number)
+        repeated_days: set[str] = set()
         stop = False
         for offset, row in enumerate(page.rows):
             key = identity.normalise_case_number(row.nomor_perkara)
@@ -510,6 +521,14 @@ class SippSpider(Spider):
                     )
                 continue
             seen[key] = (positions[offset], row.nomor_perkara)
+            if key in court.walk_rows:
+                # met on an earlier page: the day's cases are ordered differently per request
+                # (tglPendaftaran DESC alone), so one of that day may have been skipped
+                self._count_stat(court, "repeated_rows")
+                if row.registered is not None:
+                    repeated_days.add(row.registered)
+                continue
+            court.walk_rows.add(key)
             index = (number - 1) * PAGE_SIZE + offset
             if court.args.max_cases is not None and index >= court.args.max_cases:
                 stop = True
@@ -533,6 +552,9 @@ class SippSpider(Spider):
             stop = True
         self._note_published(court, page.total_cases)
         template = page.page_url_template or response.meta.get("sipp_template")
+        for day in sorted(repeated_days - court.days_searched):
+            court.days_searched.add(day)
+            yield from self._day_search(court, response.url, day, template)
         more = (page.total_cases is None or number * PAGE_SIZE < page.total_cases) and bool(
             page.rows or page.row_errors
         )
@@ -546,6 +568,89 @@ class SippSpider(Spider):
         yield self._list_request(
             court, template.format(page=number + 1), page=number + 1, template=template
         )
+
+    def parse_day_search(self, response: Response) -> Iterator[Request]:
+        """A page of one registration day's cases (a keyword search for the day, searched
+        because a row of that day showed up twice in the walk): its cases the walk has not
+        met. More than a page of them: every page again ordered by case number (``col/1``),
+        an order that cannot skip or repeat (docs/sipp.md "Same-day cases across pages")."""
+        raise_for_page_error(response)
+        court = self.court_of(response.meta)
+        page = parsed(self, response, lambda: parse_list_page(response.text, response.url))
+        day: str = response.meta["sipp_day"]
+        number: int = response.meta["sipp_page"]
+        if number == 0 and page.total_cases and page.total_cases > PAGE_SIZE:
+            if page.page_url_template is None:
+                logger.warning("day search %s of %s has no paging template", day, court.court_id)
+            else:
+                ordered = by_case_number(page.page_url_template)
+                for k in range(1, -(-page.total_cases // PAGE_SIZE) + 1):
+                    yield self._day_request(court, ordered.format(page=k), day=day, page=k)
+        for row in page.rows:
+            key = identity.normalise_case_number(row.nomor_perkara)
+            if row.registered != day or key in court.walk_rows:
+                continue
+            court.walk_rows.add(key)
+            self._count_stat(court, "found_by_day_search")
+            if court.args.until is not None and day > court.args.until:
+                continue
+            if court.args.since is not None and day < court.args.since:
+                continue
+            if court.planner is not None and court.planner.decide(key, row.data) is None:
+                continue
+            yield self._case_request(court, row)
+
+    def _day_search(
+        self, court: CourtCrawl, url: str, day: str, template: str | None
+    ) -> Iterator[Request]:
+        """The keyword search of one registration day in the walk's listing: the list page's
+        own search form (``search_keyword`` matches ``tglPendaftaran``, perkara_m.php:188;
+        ``enc`` keeps the listing's flow, list_perkara.php:71)."""
+        enc = listing_enc(template)
+        if enc is None:
+            logger.warning(
+                "a case of %s showed up twice on the list of %s but the list has no search "
+                "form to search the day with: a case of that day may be missed",
+                day,
+                court.court_id,
+            )
+            return
+        self._count_stat(court, "day_searches")
+        search = url.split("/list_perkara", 1)[0] + "/list_perkara/search"
+        meta = self._list_meta(court, page=0)
+        meta.update(
+            {
+                META_KEY: identity.list_key(
+                    court.court_id, court.args.listing + DAY_SEARCH + day, 0
+                ),
+                "sipp_day": day,
+            }
+        )
+        yield FormRequest(
+            search,
+            formdata={"search_keyword": day, "enc": enc},
+            callback=self.parse_day_search,
+            priority=PRIORITY_LIST,
+            dont_filter=True,
+            meta=meta,
+        )
+
+    def _day_request(self, court: CourtCrawl, url: str, *, day: str, page: int) -> Request:
+        meta = self._list_meta(court, page=page)
+        meta.update(
+            {
+                META_KEY: identity.list_key(
+                    court.court_id, court.args.listing + DAY_SEARCH + day, page
+                ),
+                "sipp_day": day,
+            }
+        )
+        return Request(url, callback=self.parse_day_search, priority=PRIORITY_LIST, meta=meta)
+
+    def _count_stat(self, court: CourtCrawl, name: str) -> None:
+        stats = self.crawler.stats if getattr(self, "crawler", None) is not None else None
+        if stats is not None:
+            stats.inc_value(f"harvest/list/{name}")
 
     def parse_case(self, response: Response) -> Iterator[CasePart | Request]:
         raise_for_page_error(response)
@@ -636,6 +741,10 @@ class SippSpider(Spider):
         court = self.courts.get(court_id) if self.courts else self._single
         if court is None or court.court_id != court_id:
             return None
+        if kind == "list" and len(parts) == 4 and DAY_SEARCH in parts[2] and parts[3].isdigit():
+            # a col/1 page of a day search (its first request is a POST: not rebuilt)
+            day = parts[2].rsplit(DAY_SEARCH, 1)[1]
+            return self._day_request(court, url, day=day, page=int(parts[3]))
         if kind == "list" and len(parts) == 4 and parts[3].isdigit():
             page = int(parts[3])
             if page == 0:

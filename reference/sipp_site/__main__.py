@@ -125,6 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the SIPP web version whose words the pages use (2021: backup_sip's views; "
         "the truth is what those pages show); default %(default)s",
     )
+    p.add_argument(
+        "--same-day",
+        type=int,
+        default=0,
+        metavar="N",
+        help="register the cases in blocks of N on one day, and order the cases of one day "
+        "differently on every request (as MySQL orders ties of tglPendaftaran DESC ... LIMIT: "
+        "a walk of the list pages can skip or repeat them); default 0: off",
+    )
     p.add_argument("--live", action="store_true", help="register new cases while serving")
     p.add_argument(
         "--live-interval", type=float, default=2.0, help="seconds between live registrations"
@@ -162,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             as_of=args.as_of,
             broken_pages=args.broken_pages,
             views=args.views,
+            same_day=args.same_day,
         )
         for _ in range(max(args.registered, 0)):
             data.register()

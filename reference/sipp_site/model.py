@@ -174,6 +174,7 @@ class CourtData:
         as_of: dt.date = TODAY,
         broken_pages: bool = False,
         views: str = "2025",
+        same_day: int = 0,
     ) -> None:
         #: ``--broken-pages``: the pages the real app breaks (reference/sipp_site/render_broken.py)
         self.broken_pages = broken_pages
@@ -181,6 +182,11 @@ class CourtData:
             raise ModelError(f"--views {views} is unknown: give one of {views_2021.VERSIONS}")
         #: ``--views``: the app version whose words the pages use (views_2021.py)
         self.views = views
+        if not 0 <= same_day <= 1000:
+            raise ModelError(f"--same-day {same_day} is out of range: give 0 .. 1000")
+        #: ``--same-day N``: cases registered in blocks of N on one day (0: spread over the
+        #: span); the list's tie order then varies per request (site.Site._tie_order)
+        self.same_day = same_day
         if not 1 <= cases <= 1_000_000:
             raise ModelError(
                 f"--cases {cases} is out of range: give 1 .. 1000000 (10 .. 100000 tested)"
@@ -226,6 +232,12 @@ class CourtData:
         alur = self._stream.choices(self.court.alur, self._weights)[0]
         u = self._stream.random()
         n, first = self.initial, FIRST_DAY.toordinal()
+        if self.same_day:
+            # blocks of same_day cases share one day: the block's first case's day
+            k = self.same_day
+            if i < n:
+                return alur, first + int(self._span * (i // k * k) / n)
+            return alur, first + self._span + 1 + int(self._span * ((i - n) // k * k) / n)
         if i < n:
             return alur, first + int(self._span * (i + u) / n)
         return alur, first + self._span + 1 + int(self._span * (i - n + u) / n)

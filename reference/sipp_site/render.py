@@ -248,6 +248,8 @@ class ListPage:
     #: its token, which the paging/sort/print URLs carry instead of ``key``
     keyword: str = ""
     keyword_enc: str = "key"
+    #: the column the list is ordered by (body.php:39 prints it into the paging URL)
+    col: int = 2
 
 
 def _pagination(page: int, pages: int, element_id: str) -> str:
@@ -371,7 +373,7 @@ def list_page(shell: Shell, page: ListPage) -> str:
         cssStyle: 'light-theme',
         currentPage:page,
         onPageClick: function(pageNumber){{
-            window.open('{b}{page.pager_path}'+pageNumber+'/{enc}/{page.keyword_enc}/col/2','_self')
+            window.open('{b}{page.pager_path}'+pageNumber+'/{enc}/{page.keyword_enc}/col/{page.col}','_self')
         	}}
         }});"""
         for sel in ("selector", "selector_bottom")

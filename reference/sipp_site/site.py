@@ -12,6 +12,7 @@ import bisect
 import dataclasses
 import datetime as dt
 import functools
+import random
 import re
 import time
 from collections import OrderedDict
@@ -108,6 +109,8 @@ class Site:
         self._case = functools.lru_cache(maxsize=4096)(data.case)
         self._row_cells: OrderedDict[tuple[int, bool], str] = OrderedDict()
         self._calendar = HearingIndex(lambda: len(self.data), self.case, self.data.day)
+        #: ``--same-day``: how often each window of a list was asked for (its tie draws)
+        self._tie_asked: dict[tuple[int, int, int], int] = {}
 
     def _cells(self, index: int, tilang: bool) -> str:
         """A case's list-row cells, kept for many more cases than the case cache holds."""
@@ -139,6 +142,10 @@ class Site:
     def _page_indices(self, alur_id: int | None, page: int, asc: bool) -> tuple[list[int], int]:
         """The case indices on ``page`` (1-based) of a list, and the list's total."""
         start = (page - 1) * ROWS_PER_PAGE
+        if self.data.same_day:
+            pool = self._flow_indices(alur_id) if alur_id is not None else range(len(self.data))
+            ordered = list(pool) if asc else list(pool)[::-1]
+            return self._tie_window(ordered, start), len(ordered)
         if alur_id is None:
             total = len(self.data)
             if asc:
@@ -153,6 +160,40 @@ class Site:
             return ordered[start : start + ROWS_PER_PAGE], total
         hi = total - start
         return ordered[max(hi - ROWS_PER_PAGE, 0) : max(hi, 0)][::-1], total
+
+    def _tie_window(self, ordered: list[int], start: int) -> list[int]:
+        """Rows ``start .. start + 20`` of ``ordered`` (sorted by registration day) as this
+        request orders them. Off ``--same-day`` the order is the index order. On it, the
+        cases of one day come in an order drawn anew for each request: perkara_m.php:213 orders
+        by ``tglPendaftaran DESC`` alone (``ORDER BY tglPendaftaran DESC, tglPendaftaran DESC
+        LIMIT begin,20``), and MySQL leaves the order of ties to the plan, so the days that
+        straddle a page boundary can show a case on two pages and another on none."""
+        stop = min(start + ROWS_PER_PAGE, len(ordered))
+        if not self.data.same_day or start >= stop:
+            return ordered[start:stop]
+        day = self.data.day
+        lo, hi = start, stop
+        while lo > 0 and day(ordered[lo - 1]) == day(ordered[start]):
+            lo -= 1
+        while hi < len(ordered) and day(ordered[hi]) == day(ordered[stop - 1]):
+            hi += 1
+        # a new order on every request, drawn from the seed, the window and how often it was
+        # asked for: the same walk sees the same orders however its requests interleave
+        asked = (len(ordered), ordered[0], start)
+        count = self._tie_asked.get(asked, 0)
+        self._tie_asked[asked] = count + 1
+        ties = random.Random(f"ties:{self.data.seed}:{asked}:{count}")
+        window: list[int] = []
+        k = lo
+        while k < hi:
+            j = k
+            while j < hi and day(ordered[j]) == day(ordered[k]):
+                j += 1
+            group = ordered[k:j]
+            ties.shuffle(group)
+            window += group
+            k = j
+        return window[start - lo : stop - lo]
 
     # ------------------------------------------------------------------ dispatch
     def handle(self, req: Request, base: str) -> Response:
@@ -241,10 +282,14 @@ class Site:
                 enc = rest[2]
                 alur_id = self._flow_of(enc)
             if len(rest) >= 4 and rest[3] != "key":
-                # a page of a keyword search: list_perkara/page/<n>/<enc>/<keyword token>/...
+                # a page of a keyword search: list_perkara/page/<n>/<enc>/<keyword token>/
+                # col/<column> (list_perkara.php:49-61: the column orders it, perkara_m.php:57)
                 keyword = self.codec.decrypt(rest[3])
                 if keyword:
-                    return self._keyword_page(base, session, keyword, page)
+                    col = int(rest[5]) if len(rest) >= 6 and rest[5].isdigit() else 2
+                    return self._keyword_page(
+                        base, session, keyword, page, alur_id, col, ci.asc_desc == "ASC"
+                    )
         elif rest[0] == "search_detail" and len(rest) >= 3 and rest[1] == "page":
             page = max(int(rest[2]), 1) if rest[2].isdigit() else 1
             return self._render_search(base, session, ci, page)
@@ -281,6 +326,7 @@ class Site:
         pager_path: str = "list_perkara/page/",
         keyword: str = "",
         title: str | None = None,
+        col: int = 2,
     ) -> Response:
         session.warm = True
         if indices is None:
@@ -315,6 +361,7 @@ class Site:
                 pager_path=pager_path,
                 keyword=keyword,
                 keyword_enc=self.codec.encrypt(keyword) if keyword else "key",
+                col=col,
             ),
         )
         return Response.html(html, full_page=True)
@@ -325,26 +372,50 @@ class Site:
         keyword = " ".join((form.get("search_keyword") or [""])[0].split())
         if not keyword:
             return self._render_list(base, session, None, 1, False)
-        return self._keyword_page(base, session, keyword, 1)
+        # list_perkara.php:64-76: the posted enc's flow filters the search (perkara_m.php:179)
+        alur_id = self._flow_of((form.get("enc") or [""])[0])
+        return self._keyword_page(base, session, keyword, 1, alur_id)
 
-    def _keyword_page(self, base: str, session: PhpSession, keyword: str, page: int) -> Response:
+    def _keyword_page(
+        self,
+        base: str,
+        session: PhpSession,
+        keyword: str,
+        page: int,
+        alur_id: int | None = None,
+        col: int = 2,
+        asc: bool = False,
+    ) -> Response:
         """One page of a keyword search: the keyword is shown in the box and carried
-        (encrypted) by the paging URLs, as list_perkara.php/body.php print it."""
+        (encrypted) by the paging URLs, as list_perkara.php/body.php print it. A keyword that
+        is no number also matches the registration day (perkara_m.php:188, ``tglPendaftaran
+        LIKE "%key%"``). Column 1 orders by case number (perkara_m.php:58, direction from
+        the session), any other by registration day (newest first)."""
+        wanted = keyword.lower()
+        by_day = not keyword.isdigit()
+        pool = self._flow_indices(alur_id) if alur_id is not None else range(len(self.data))
         hits = [
             i
-            for i in range(len(self.data) - 1, -1, -1)
-            if keyword.lower() in self._number(i).lower()
+            for i in reversed(pool)
+            if wanted in self._number(i).lower()
+            or (by_day and wanted in dt.date.fromordinal(self.data.day(i)).isoformat())
         ]
         start = (page - 1) * ROWS_PER_PAGE
+        if col == 1:
+            hits.sort(key=self._number, reverse=not asc)
+            picked = hits[start : start + ROWS_PER_PAGE]
+        else:
+            picked = self._tie_window(hits, start)
         return self._render_list(
             base,
             session,
-            None,
+            alur_id,
             page,
             False,
-            indices=hits[start : start + ROWS_PER_PAGE],
+            indices=picked,
             total=len(hits),
             keyword=keyword,
+            col=col,
         )
 
     def _search_detail(
@@ -387,8 +458,11 @@ class Site:
             hi = bisect.bisect_right(pool, search["to"], key=self.data.day)
             pool = pool[lo:hi]
         total = len(pool)
-        start = total - (page - 1) * ROWS_PER_PAGE
-        indices = list(pool[max(start - ROWS_PER_PAGE, 0) : max(start, 0)])[::-1]
+        if self.data.same_day:
+            indices = self._tie_window(list(pool)[::-1], (page - 1) * ROWS_PER_PAGE)
+        else:
+            start = total - (page - 1) * ROWS_PER_PAGE
+            indices = list(pool[max(start - ROWS_PER_PAGE, 0) : max(start, 0)])[::-1]
         return self._render_list(
             base,
             session,

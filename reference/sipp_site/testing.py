@@ -54,7 +54,7 @@ class Replica:
         for arg in it:
             if arg in (
                 "--cases", "--seed", "--variant", "--court-id", "--registered", "--as-of",
-                "--views",
+                "--views", "--same-day",
             ):  # fmt: skip
                 keep += [arg, next(it)]
             elif arg == "--broken-pages":  # a data option too: the truth is what they show
