@@ -596,6 +596,7 @@ _EKSEKUSI_SECTIONS: dict[str, tuple[str, dict[str, tuple[str, Kind]]]] = {
             "nomor perkara banding": ("nomor_perkara_banding", "text"),
             "tanggal putusan banding": ("tanggal_putusan_banding", "date"),
             "nomor perkara kasasi": ("nomor_perkara_kasasi", "text"),
+            "nomor perkara kassi": ("nomor_perkara_kasasi", "text"),  # the 2021 views' typo
             "tanggal putusan kasasi": ("tanggal_putusan_kasasi", "date"),
             "nomor perkara peninjauan kembali": ("nomor_perkara_pk", "text"),
             "tanggal putusan peninjauan kembali": ("tanggal_putusan_pk", "date"),
@@ -716,6 +717,52 @@ def _is_table_with_header(table: Element, first_column: str) -> bool:
     return bool(trs) and text(cells(trs[0])[0]).lower() == first_column
 
 
+#: The 2021 views (``backup_sip`` detil_eksekusi.php:199-258) print the steps of the execution
+#: as rows of the one label table after STATUS PARA PIHAK, in their own words, where the 2025
+#: views head sections of their own: label -> (the 2025 section's key, field, kind). Their
+#: "Tanggal Pelaksanaan Eksekusi" prints ``$pelaksanaanSitaEksekusi``: the seizure's date.
+_EKSEKUSI_2021: dict[str, tuple[str, str, Kind]] = {
+    "alasan eksekusi": ("eksekusi", "alasan_permohonan", "text"),
+    "tanggal penetapan teguran eksekusi": ("teguran", "tanggal_penetapan", "date"),
+    "nomor penetapan teguran eksekusi": ("teguran", "nomor_penetapan", "text"),
+    "tanggal pelaksanaan teguran eksekusi": ("teguran", "tanggal_pelaksanaan_pertama", "date"),
+    "tanggal penetapan sita eksekusi": ("sita", "tanggal_penetapan", "date"),
+    "nomor penetapan sita eksekusi": ("sita", "nomor_penetapan", "text"),
+    "tanggal pelaksanaan eksekusi": ("sita", "tanggal_pelaksanaan", "date"),
+    "tanggal penetapan perintah eksekusi lelang": (
+        "pelaksanaan",
+        "tanggal_penetapan_perintah_lelang",
+        "date",
+    ),
+    "tanggal pelaksanaan eksekusi lelang": ("pelaksanaan", "tanggal_pelaksanaan_lelang", "date"),
+    "tanggal penyerahan hasil lelang": ("pelaksanaan", "tanggal_penyerahan_hasil_lelang", "date"),
+    "tanggal penetapan perintah eksekusi riil": (
+        "pelaksanaan",
+        "tanggal_penetapan_perintah_eksekusi",
+        "date",
+    ),
+    "tanggal pelaksanaan eksekusi riil": ("pelaksanaan", "tanggal_pelaksanaan_eksekusi", "date"),
+    "tanggal penetapan non-eksekusi": ("pelaksanaan", "tanggal_penetapan_non_executable", "date"),
+    "keterangan lain": ("pelaksanaan", "keterangan_lain", "text"),
+}
+
+
+def _map_eksekusi_rows(
+    out: dict[str, Any], pairs: list[tuple[str, Element]], labels: LabelMap, page: str
+) -> None:
+    """The label table after STATUS PARA PIHAK: its own rows, and the 2021 views' rows of the
+    later sections put where a 2025 page has them."""
+    own: list[tuple[str, Element]] = []
+    for label, cell in pairs:
+        older = _EKSEKUSI_2021.get(label.lower())
+        if older is None or label.lower() in labels:
+            own.append((label, cell))
+        else:
+            section, key, kind = older
+            _field(out.setdefault(section, {}), page, label, key, kind, cell)
+    _map_rows(out.setdefault("eksekusi", {}), own, labels, page)
+
+
 def parse_eksekusi(html: str) -> dict[str, Any]:
     """``perkara_tab/detil_eksekusi.php``: see docs/item-format.md ``eksekusi``."""
     page = "tab:eksekusi"
@@ -750,6 +797,9 @@ def parse_eksekusi(html: str) -> dict[str, Any]:
             for table in tables:
                 if name == "status para pihak" and _is_table_with_header(table, "no."):
                     out["para_pihak"] = _party_rows(table, page)
+                    continue
+                if name == "status para pihak":
+                    _map_eksekusi_rows(out, _pairs(table), labels, page)
                     continue
                 record = out.setdefault(key, {})
                 _map_rows(record, _pairs(table), labels, page)

@@ -213,6 +213,11 @@ _PAGES = {
         Penerimaan Tembusan Berita Acara Pelaksanaan Putusan Dari Penuntut Umum | Keterangan
     """,
     "tab:eksekusi": """
+        Nomor Perkara Kassi | Alasan Eksekusi | Tanggal Penetapan Teguran Eksekusi |
+        Nomor Penetapan Teguran Eksekusi | Tanggal Pelaksanaan Teguran Eksekusi |
+        Tanggal Penetapan Sita Eksekusi | Nomor Penetapan Sita Eksekusi |
+        Tanggal Penetapan Perintah Eksekusi Riil | Tanggal Pelaksanaan Eksekusi Riil |
+        Tanggal Penetapan Non-Eksekusi |
         DAFTAR PUTUSAN BERKEKUATAN HUKUM TETAP | Nomor Perkara PN | Tanggal Putusan PN |
         Nomor Perkara Banding | Tanggal Putusan Banding | Nomor Perkara Kasasi |
         Tanggal Putusan Kasasi | Nomor Perkara Peninjauan Kembali |
