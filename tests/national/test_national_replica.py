@@ -13,6 +13,7 @@ import pytest
 
 from reference.sipp_site.national import PlanError, load_plan
 from reference.sipp_site.testing import running_national
+from tests.support.waiting import wait_until
 
 
 def _get(url: str, path: str = "", host: str | None = None) -> tuple[int, str, str]:
@@ -54,7 +55,8 @@ def test_one_process_plays_courts_by_address_port_and_host_name(tmp_path: Path) 
         # a virtual host on pn-a's address and port
         assert rep.urls["pn-c"].startswith("http://sipp.pn-c.test:")
         _get(a, host=rep.urls["pn-c"].split("//")[1].rstrip("/"))
-        assert rep.hits("pn-c") == ["GET /"]
+        # the replica prints its access log line after it answered: wait for the line
+        assert wait_until(lambda: rep.hits("pn-c"), timeout=10, what="pn-c's hit") == ["GET /"]
         status, location, _ = _get(rep.urls["pn-d"], "list_perkara")
         assert (status, location) == (
             301,
@@ -67,7 +69,7 @@ def test_one_process_plays_courts_by_address_port_and_host_name(tmp_path: Path) 
         assert _get(rep.urls["pn-f"])[0] == 403
         assert _get(rep.urls["pn-g"])[0] == 200
         assert rep.urls["pn-g"].endswith("/sipp/")
-        assert rep.hits("pn-f") == ["GET /"]
+        assert wait_until(lambda: rep.hits("pn-f"), timeout=10, what="pn-f's hit") == ["GET /"]
         assert rep.hits("pn-e") == []
 
 
