@@ -12,16 +12,28 @@ The Perdamaian (``#accor8``) and Pembatalan Perdamaian (``#accor9``) buttons are
 (controllers/putusan_pernyataan_pailit.php) never sets: on a stock install they never show, and
 their script branches are unreachable. A link is therefore taken only for a button the page
 shows. Not wired into the spider yet (docs/fidelity.md, "Out of scope here").
+
+A sub page (``pasca_pailit/sub_<x>.php``) is read by :func:`parse_sub_page`: most views print a
+green ``<b>HEADING</b>`` row, then a ``cssTable`` whose first row names the columns and whose
+other rows are the records (dates through ``convertDayDate``, ``Aktif`` as Ya/Tidak), or one
+``BELUM DITETAPKAN`` / ``BELUM ADA DATA`` row spanning the table; four views
+(``sub_perdamaian``, ``sub_bataldamai``, ``sub_biayapenyelesaian``, ``sub_pengakhiran``) print
+only ``closeLoading()``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from harvest.sipp.html import absolute_url, parse_html, text, xpath_elements
+from harvest.sipp.html import absolute_url, cells, first, parse_html, rows, text, xpath_elements
+from harvest.sipp.normalise import clean_text, parse_date
 
-__all__ = ["SubPageLink", "sub_page_links"]
+__all__ = ["NO_RECORD_MESSAGES", "SubPageLink", "parse_sub_page", "sub_page_links"]
+
+#: the one row a sub view prints when the query found no record
+NO_RECORD_MESSAGES = frozenset({"BELUM DITETAPKAN", "BELUM ADA DATA"})
 
 #: ``if($(this).attr('href')=='#accorN'){ openLoadingDialog(); $('#tabs_from_accor').load('U');``
 _LOAD = re.compile(
@@ -58,3 +70,50 @@ def sub_page_links(html: str, page_url: str) -> list[SubPageLink]:
             continue
         out.append(SubPageLink(anchor, text(a), route.group("route"), absolute_url(page_url, url)))
     return out
+
+
+def _cell(column: str, value: str) -> str | bool | None:
+    """A record's cell as data: ``Tanggal ...`` columns as ISO dates (``convertDayDate``
+    prints `` - `` for none), ``Aktif`` as a boolean, other cells as printed (empty -> None)."""
+    value = clean_text(value)
+    if column.lower().startswith("tanggal"):
+        try:
+            return parse_date(value)
+        except ValueError:
+            return value  # a date the helper printed in another form: kept as printed
+    if column.lower() == "aktif" and value in ("Ya", "Tidak"):
+        return value == "Ya"
+    return value or None
+
+
+def parse_sub_page(route: str, html: str) -> dict[str, Any]:
+    """The data of one ``sub_<x>`` page: ``{"heading", "columns", "records", "message"}``.
+
+    ``heading`` is the green title (``None`` for a view that prints no data); ``columns`` the
+    header row's labels as printed; ``records`` one object per row, keyed by column label;
+    ``message`` the ``BELUM DITETAPKAN`` / ``BELUM ADA DATA`` row when the view printed it
+    instead of records (else ``None``). Pure; raises :class:`harvest.sipp.ParseError` only
+    when the HTML does not parse at all."""
+    doc = parse_html(html, f"tab:{route}")
+    bold = first(doc, "//table[not(ancestor::table)]//tr/td/b")
+    heading = (text(bold) or None) if bold is not None else None
+    table = first(doc, "//div[contains(@class, 'cssTable')]/table")
+    columns: list[str] = []
+    records: list[dict[str, Any]] = []
+    message: str | None = None
+    if table is not None:
+        trs = rows(table)
+        if trs:
+            columns = [clean_text(text(td)) for td in cells(trs[0])]
+        for tr in trs[1:]:
+            values = [text(td) for td in cells(tr)]
+            if len(values) == 1 and clean_text(values[0]) in NO_RECORD_MESSAGES:
+                message = clean_text(values[0])
+                continue
+            records.append(
+                {
+                    column: _cell(column, values[k] if k < len(values) else "")
+                    for k, column in enumerate(columns)
+                }
+            )
+    return {"heading": heading, "columns": columns, "records": records, "message": message}
