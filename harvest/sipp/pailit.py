@@ -11,7 +11,8 @@ The Perdamaian (``#accor8``) and Pembatalan Perdamaian (``#accor9``) buttons are
 ``if($alur_perkara_id==3)`` (lines 17-22), a variable the controller
 (controllers/putusan_pernyataan_pailit.php) never sets: on a stock install they never show, and
 their script branches are unreachable. A link is therefore taken only for a button the page
-shows. Not wired into the spider yet (docs/fidelity.md, "Out of scope here").
+shows. The spider fetches each linked sub page as a request of the case, stored as part
+``tab:pailit-<route>`` (docs/item-format.md, "Bankruptcy follow-up sub pages").
 
 A sub page (``pasca_pailit/sub_<x>.php``) is read by :func:`parse_sub_page`: most views print a
 green ``<b>HEADING</b>`` row, then a ``cssTable`` whose first row names the columns and whose
@@ -27,10 +28,31 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from harvest.sipp.html import absolute_url, cells, first, parse_html, rows, text, xpath_elements
+from harvest.sipp.html import (
+    absolute_url,
+    cells,
+    parse_html,
+    rows,
+    tables_with_text_before,
+    text,
+    xpath_elements,
+)
 from harvest.sipp.normalise import clean_text, parse_date
 
-__all__ = ["NO_RECORD_MESSAGES", "SubPageLink", "parse_sub_page", "sub_page_links"]
+__all__ = [
+    "MENU_SLUG",
+    "NO_RECORD_MESSAGES",
+    "SUB_SLUG_PREFIX",
+    "SubPageLink",
+    "parse_sub_page",
+    "sub_page_links",
+    "sub_page_slug",
+]
+
+#: the tab whose fragment is the menu
+MENU_SLUG = "setelah_putusan_pernyataan_pailit"
+#: a sub page is fetched and stored like a tab, as part ``tab:pailit-<route>``
+SUB_SLUG_PREFIX = "pailit-"
 
 #: the one row a sub view prints when the query found no record
 NO_RECORD_MESSAGES = frozenset({"BELUM DITETAPKAN", "BELUM ADA DATA"})
@@ -41,6 +63,11 @@ _LOAD = re.compile(
     r"(?:openLoadingDialog\(\);\s*)?\$\('#tabs_from_accor'\)\.load\('(?P<url>[^']+)'\)"
 )
 _ROUTE = re.compile(r"/(?P<route>sub_[a-z]+)/[^/?#]+")
+
+
+def sub_page_slug(route: str) -> str:
+    """The tab slug a sub page is stored under: ``sub_kurator`` -> ``pailit-sub_kurator``."""
+    return SUB_SLUG_PREFIX + route
 
 
 @dataclass(frozen=True)
@@ -87,28 +114,27 @@ def _cell(column: str, value: str) -> str | bool | None:
 
 
 def parse_sub_page(route: str, html: str) -> dict[str, Any]:
-    """The data of one ``sub_<x>`` page: ``{"heading", "columns", "records", "message"}``.
+    """The data of one ``sub_<x>`` page: ``{"blocks": [...]}``, one block per data table in
+    page order (``sub_pemeriksa`` prints two, ``sub_publisitas`` and ``sub_rapat`` two inside a
+    titled frame, most views one; the views that print no data give no block).
 
-    ``heading`` is the green title (``None`` for a view that prints no data); ``columns`` the
-    header row's labels as printed; ``records`` one object per row, keyed by column label;
-    ``message`` the ``BELUM DITETAPKAN`` / ``BELUM ADA DATA`` row when the view printed it
-    instead of records (else ``None``). Pure; raises :class:`harvest.sipp.ParseError` only
-    when the HTML does not parse at all."""
+    A block is ``{"headings", "columns", "records", "message"}``: ``headings`` the green
+    ``<b>`` titles printed since the previous table (the frame's title, then the table's);
+    ``columns`` the header row's labels as printed; ``records`` one object per row keyed by
+    column label; ``message`` the ``BELUM DITETAPKAN`` / ``BELUM ADA DATA`` row when the view
+    printed it instead of records (else ``None``). Pure; raises
+    :class:`harvest.sipp.ParseError` only when the HTML does not parse at all."""
     doc = parse_html(html, f"tab:{route}")
-    bold = first(doc, "//table[not(ancestor::table)]//tr/td/b")
-    heading = (text(bold) or None) if bold is not None else None
-    table = first(doc, "//div[contains(@class, 'cssTable')]/table")
-    columns: list[str] = []
-    records: list[dict[str, Any]] = []
-    message: str | None = None
-    if table is not None:
-        trs = rows(table)
-        if trs:
-            columns = [clean_text(text(td)) for td in cells(trs[0])]
+    blocks: list[dict[str, Any]] = []
+    for headings, table in tables_with_text_before(doc):
+        trs = [tr for tr in rows(table) if cells(tr)]
+        columns = [text(td) for td in cells(trs[0])] if trs else []
+        records: list[dict[str, Any]] = []
+        message: str | None = None
         for tr in trs[1:]:
             values = [text(td) for td in cells(tr)]
-            if len(values) == 1 and clean_text(values[0]) in NO_RECORD_MESSAGES:
-                message = clean_text(values[0])
+            if len(values) == 1 and values[0] in NO_RECORD_MESSAGES:
+                message = values[0]
                 continue
             records.append(
                 {
@@ -116,4 +142,7 @@ def parse_sub_page(route: str, html: str) -> dict[str, Any]:
                     for k, column in enumerate(columns)
                 }
             )
-    return {"heading": heading, "columns": columns, "records": records, "message": message}
+        blocks.append(
+            {"headings": headings, "columns": columns, "records": records, "message": message}
+        )
+    return {"blocks": blocks}

@@ -50,6 +50,7 @@ from harvest.refresh.planner import RefreshConfig, RefreshPlanner, calendar_days
 from harvest.sipp import ListRow, ParseError, parse_list_page
 from harvest.sipp.calendar_page import next_calendar_page, parse_calendar_page
 from harvest.sipp.list_page import by_case_number, listing_enc
+from harvest.sipp.pailit import MENU_SLUG, sub_page_links, sub_page_slug
 from harvest.spider_args import ALL_CASES, MULTI_ARGUMENTS, SippArgs, SpiderArgumentError
 from harvest.validation import raise_for_page_error
 from harvest.workspace import resolve_workspace
@@ -683,7 +684,7 @@ class SippSpider(Spider):
                     shown_labels=detail.party_labels,
                 )
 
-    def parse_tab(self, response: Response) -> Iterator[CasePart]:
+    def parse_tab(self, response: Response) -> Iterator[CasePart | Request]:
         raise_for_page_error(response)
         court = self.court_of(response.meta)
         context = response.meta[META_PARSE_CONTEXT]
@@ -694,6 +695,19 @@ class SippSpider(Spider):
                 court.court_id, context, response.text, response.url, utc_now()
             ),
         )
+        if context.get("tab") == MENU_SLUG:
+            # the bankruptcy follow-up menu: each sub page it links is a request of the case
+            yield from self._sub_page_requests(
+                court, context["case_raw"], response.text, response.url
+            )
+
+    def _sub_page_requests(
+        self, court: CourtCrawl, raw_number: str, html: str, url: str
+    ) -> Iterator[Request]:
+        for link in sub_page_links(html, url):
+            yield self._tab_request(
+                court, raw_number, sub_page_slug(link.route), link.url, labels_missing=False
+            )
 
     def _note_published(self, court: CourtCrawl, total: int | None) -> None:
         """The court's published case count for this crawl (``Total : N Perkara``, capped by

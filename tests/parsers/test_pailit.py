@@ -85,44 +85,47 @@ def _sub(name: str) -> str:
 
 def test_a_table_sub_page_gives_its_heading_columns_and_typed_records() -> None:
     assert parse_sub_page("sub_kurator", _sub("sub_kurator")) == {
-        "heading": "PENUNJUKAN KURATOR",
-        "columns": [
-            "Tanggal Penunjukan",
-            "Nomor Surat/ Putusan Penunjukan",
-            "Nama Kurator",
-            "Aktif",
-        ],
-        "records": [
+        "blocks": [
             {
-                "Tanggal Penunjukan": "2024-06-03",
-                "Nomor Surat/ Putusan Penunjukan": "12/Pdt.Sus-Pailit/2024/PN Rpl",
-                "Nama Kurator": "Sri Wahyuni, S.H.",
-                "Aktif": False,
-            },
-            {
-                "Tanggal Penunjukan": "2024-08-15",
-                "Nomor Surat/ Putusan Penunjukan": "12/Pdt.Sus-Pailit/2024/PN Rpl",
-                "Nama Kurator": "Dewi Lestari, S.H., M.H.",
-                "Aktif": True,
-            },
-        ],
-        "message": None,
+                "headings": ["PENUNJUKAN KURATOR"],
+                "columns": [
+                    "Tanggal Penunjukan",
+                    "Nomor Surat/ Putusan Penunjukan",
+                    "Nama Kurator",
+                    "Aktif",
+                ],
+                "records": [
+                    {
+                        "Tanggal Penunjukan": "2024-06-03",
+                        "Nomor Surat/ Putusan Penunjukan": "12/Pdt.Sus-Pailit/2024/PN Rpl",
+                        "Nama Kurator": "Sri Wahyuni, S.H.",
+                        "Aktif": False,
+                    },
+                    {
+                        "Tanggal Penunjukan": "2024-08-15",
+                        "Nomor Surat/ Putusan Penunjukan": "12/Pdt.Sus-Pailit/2024/PN Rpl",
+                        "Nama Kurator": "Dewi Lestari, S.H., M.H.",
+                        "Aktif": True,
+                    },
+                ],
+                "message": None,
+            }
+        ]
     }
 
 
 def test_a_belum_row_is_the_message_not_a_record() -> None:
     assert parse_sub_page("sub_pengawas", _sub("sub_pengawas_belum")) == {
-        "heading": "PENUNJUKAN HAKIM PENGAWAS",
-        "columns": ["Tanggal Penunjukan", "Nomor Penunjukan", "Nama Hakim", "Aktif"],
-        "records": [],
-        "message": "BELUM DITETAPKAN",
+        "blocks": [
+            {
+                "headings": ["PENUNJUKAN HAKIM PENGAWAS"],
+                "columns": ["Tanggal Penunjukan", "Nomor Penunjukan", "Nama Hakim", "Aktif"],
+                "records": [],
+                "message": "BELUM DITETAPKAN",
+            }
+        ]
     }
 
 
 def test_a_view_that_prints_no_data_gives_an_empty_sub_page() -> None:
-    assert parse_sub_page("sub_bataldamai", _sub("sub_bataldamai")) == {
-        "heading": None,
-        "columns": [],
-        "records": [],
-        "message": None,
-    }
+    assert parse_sub_page("sub_bataldamai", _sub("sub_bataldamai")) == {"blocks": []}
