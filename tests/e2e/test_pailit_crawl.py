@@ -40,11 +40,15 @@ def test_a_crawl_fetches_every_sub_page_of_the_menu_and_equals_the_truth(tmp_pat
     assert len(rows) == 2 * 15
     assert {str(s) for _k, s in rows} == {"ok"}
     assert {str(k).split("|")[2] for k, _s in rows} == set(bankrupt)
-    # each sub page went through its redirect: sub_<x>/<enc>[/...] then /sub_<x>
+    # each sub page went through its redirect: sub_<x>/<enc>/... (302), then /sub_<x> (200)
     urls = state_query(
         ws,
-        "SELECT u.url FROM url_log AS u JOIN requests AS r ON r.id = u.request_id "
+        "SELECT u.url, u.status FROM url_log AS u JOIN requests AS r ON r.id = u.request_id "
         "WHERE r.key LIKE ? ORDER BY u.id",
         (f"%|{SUB_SLUG_PREFIX}sub_rapat",),
     )
-    assert [str(u).split("/", 3)[3].split("/")[0] for (u,) in urls][:1] == ["sub_rapat"]
+    paths = [(str(u).split("/", 3)[3].split("/"), int(st)) for u, st in urls]
+    assert [(p[0], len(p), p[2:], st) for p, st in paths] == [
+        ("sub_rapat", 4, ["Tm5RZ2ZRPT0", "Tm5RZ2ZRPT0"], 302),
+        ("sub_rapat", 1, [], 200),
+    ] * 2
