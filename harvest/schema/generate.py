@@ -30,7 +30,7 @@ from typing import (
 )
 
 from harvest.sipp import document as case_types
-from harvest.sipp import record_tabs, tabs, verdicts
+from harvest.sipp import pailit, record_tabs, tabs, verdicts
 from harvest.sipp.detail_page import _DATA_UMUM, _INFORMASI
 from harvest.sipp.list_page import _COLUMNS as _LIST_COLUMNS
 from pipelines.store import ShippedDocument
@@ -415,6 +415,53 @@ _GENERIC: JSONSchema = {
 }
 
 
+_PAILIT_SUB_PAGE: JSONSchema = {
+    "type": "object",
+    "description": "a bankruptcy follow-up sub page (pasca_pailit/sub_<x>.php), fetched from "
+    "the setelah_putusan_pernyataan_pailit menu: one block per data table, page order (none "
+    "for the views that print no data)",
+    "properties": {
+        "blocks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "headings": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "the green titles printed since the previous table",
+                    },
+                    "columns": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "the header row's labels as printed",
+                    },
+                    "records": {
+                        "type": "array",
+                        "description": "one object per row, keyed by column label: Tanggal* "
+                        "columns as ISO dates (null for -), Aktif as a boolean, other cells "
+                        "as printed (null when empty)",
+                        "items": {
+                            "type": "object",
+                            "additionalProperties": {"type": ["string", "boolean", "null"]},
+                        },
+                    },
+                    "message": {
+                        "type": ["string", "null"],
+                        "description": "BELUM DITETAPKAN / BELUM ADA DATA when the view "
+                        "printed it instead of records",
+                    },
+                },
+                "required": ["headings", "columns", "records", "message"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["blocks"],
+    "additionalProperties": False,
+}
+
+
 def tab_schemas() -> dict[str, JSONSchema]:
     """Slug -> the schema of its parser's output (before the generic alternative)."""
     out: dict[str, JSONSchema] = {}
@@ -531,6 +578,11 @@ def document_schema(version: int) -> JSONSchema:
     defs: dict[str, JSONSchema] = {"case": case_schema()}
     if version >= 2:
         defs["generic"] = _GENERIC
+        # the bankruptcy follow-up sub pages, one part each (tab:pailit-sub_<x>)
+        props["tabs"]["patternProperties"] = {
+            f"^{pailit.SUB_SLUG_PREFIX}sub_[a-z]+$": {"$ref": "#/$defs/pailit_sub_page"}
+        }
+        defs["pailit_sub_page"] = _PAILIT_SUB_PAGE
     for slug, schema in sorted(tab_defs.items()):
         defs[f"tab_{slug}"] = schema
     return {

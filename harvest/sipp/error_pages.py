@@ -61,7 +61,10 @@ _DETAIL_TITLE = re.compile(r"informasi\s+detail\s+perkara")
 _HEADER_TABLE = re.compile(r"""<table[^>]*\bid\s*=\s*["']?tableinfo\b""")
 _HTML_END = re.compile(r"</html\s*>\s*$")
 _HTML_START = re.compile(r"^\s*(?:<!doctype[^>]*>\s*)?<html")
-_FRAGMENT_END = re.compile(r"closeloading\(\)\s*;?\s*</script>\s*$")
+# (pasca_pailit/sub_pemberesan.php ends with one more line: ``$("#penjualan").click();``)
+_FRAGMENT_END = re.compile(
+    r"closeloading\(\)\s*;?\s*(?:\$\(\"#penjualan\"\)\.click\(\);?\s*)?</script>\s*$"
+)
 _HEADER_CASE = re.compile(
     r"""<table[^>]*\bid\s*=\s*["']?tableinfo\b.*?</tr>.*?<tr[^>]*>\s*<td[^>]*>(.*?)</td>""",
     re.IGNORECASE | re.DOTALL,

@@ -11,17 +11,51 @@ The Perdamaian (``#accor8``) and Pembatalan Perdamaian (``#accor9``) buttons are
 ``if($alur_perkara_id==3)`` (lines 17-22), a variable the controller
 (controllers/putusan_pernyataan_pailit.php) never sets: on a stock install they never show, and
 their script branches are unreachable. A link is therefore taken only for a button the page
-shows. Not wired into the spider yet (docs/fidelity.md, "Out of scope here").
+shows. The spider fetches each linked sub page as a request of the case, stored as part
+``tab:pailit-<route>`` (docs/item-format.md, "Bankruptcy follow-up sub pages").
+
+A sub page (``pasca_pailit/sub_<x>.php``) is read by :func:`parse_sub_page`: most views print a
+green ``<b>HEADING</b>`` row, then a ``cssTable`` whose first row names the columns and whose
+other rows are the records (dates through ``convertDayDate``, ``Aktif`` as Ya/Tidak), or one
+``BELUM DITETAPKAN`` / ``BELUM ADA DATA`` row spanning the table; four views
+(``sub_perdamaian``, ``sub_bataldamai``, ``sub_biayapenyelesaian``, ``sub_pengakhiran``) print
+only ``closeLoading()``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from harvest.sipp.html import absolute_url, parse_html, text, xpath_elements
+from harvest.sipp.html import (
+    absolute_url,
+    cells,
+    parse_html,
+    rows,
+    tables_with_text_before,
+    text,
+    xpath_elements,
+)
+from harvest.sipp.normalise import clean_text, parse_date
 
-__all__ = ["SubPageLink", "sub_page_links"]
+__all__ = [
+    "MENU_SLUG",
+    "NO_RECORD_MESSAGES",
+    "SUB_SLUG_PREFIX",
+    "SubPageLink",
+    "parse_sub_page",
+    "sub_page_links",
+    "sub_page_slug",
+]
+
+#: the tab whose fragment is the menu
+MENU_SLUG = "setelah_putusan_pernyataan_pailit"
+#: a sub page is fetched and stored like a tab, as part ``tab:pailit-<route>``
+SUB_SLUG_PREFIX = "pailit-"
+
+#: the one row a sub view prints when the query found no record
+NO_RECORD_MESSAGES = frozenset({"BELUM DITETAPKAN", "BELUM ADA DATA"})
 
 #: ``if($(this).attr('href')=='#accorN'){ openLoadingDialog(); $('#tabs_from_accor').load('U');``
 _LOAD = re.compile(
@@ -29,6 +63,11 @@ _LOAD = re.compile(
     r"(?:openLoadingDialog\(\);\s*)?\$\('#tabs_from_accor'\)\.load\('(?P<url>[^']+)'\)"
 )
 _ROUTE = re.compile(r"/(?P<route>sub_[a-z]+)/[^/?#]+")
+
+
+def sub_page_slug(route: str) -> str:
+    """The tab slug a sub page is stored under: ``sub_kurator`` -> ``pailit-sub_kurator``."""
+    return SUB_SLUG_PREFIX + route
 
 
 @dataclass(frozen=True)
@@ -58,3 +97,52 @@ def sub_page_links(html: str, page_url: str) -> list[SubPageLink]:
             continue
         out.append(SubPageLink(anchor, text(a), route.group("route"), absolute_url(page_url, url)))
     return out
+
+
+def _cell(column: str, value: str) -> str | bool | None:
+    """A record's cell as data: ``Tanggal ...`` columns as ISO dates (``convertDayDate``
+    prints `` - `` for none), ``Aktif`` as a boolean, other cells as printed (empty -> None)."""
+    value = clean_text(value)
+    if column.lower().startswith("tanggal"):
+        try:
+            return parse_date(value)
+        except ValueError:
+            return value  # a date the helper printed in another form: kept as printed
+    if column.lower() == "aktif" and value in ("Ya", "Tidak"):
+        return value == "Ya"
+    return value or None
+
+
+def parse_sub_page(route: str, html: str) -> dict[str, Any]:
+    """The data of one ``sub_<x>`` page: ``{"blocks": [...]}``, one block per data table in
+    page order (``sub_pemeriksa`` prints two, ``sub_publisitas`` and ``sub_rapat`` two inside a
+    titled frame, most views one; the views that print no data give no block).
+
+    A block is ``{"headings", "columns", "records", "message"}``: ``headings`` the green
+    ``<b>`` titles printed since the previous table (the frame's title, then the table's);
+    ``columns`` the header row's labels as printed; ``records`` one object per row keyed by
+    column label; ``message`` the ``BELUM DITETAPKAN`` / ``BELUM ADA DATA`` row when the view
+    printed it instead of records (else ``None``). Pure; raises
+    :class:`harvest.sipp.ParseError` only when the HTML does not parse at all."""
+    doc = parse_html(html, f"tab:{route}")
+    blocks: list[dict[str, Any]] = []
+    for headings, table in tables_with_text_before(doc):
+        trs = [tr for tr in rows(table) if cells(tr)]
+        columns = [text(td) for td in cells(trs[0])] if trs else []
+        records: list[dict[str, Any]] = []
+        message: str | None = None
+        for tr in trs[1:]:
+            values = [text(td) for td in cells(tr)]
+            if len(values) == 1 and values[0] in NO_RECORD_MESSAGES:
+                message = values[0]
+                continue
+            records.append(
+                {
+                    column: _cell(column, values[k] if k < len(values) else "")
+                    for k, column in enumerate(columns)
+                }
+            )
+        blocks.append(
+            {"headings": headings, "columns": columns, "records": records, "message": message}
+        )
+    return {"blocks": blocks}

@@ -30,6 +30,7 @@ from harvest.sipp.html import (
     xpath_elements,
 )
 from harvest.sipp.normalise import clean_text, none_if_empty, parse_money
+from harvest.sipp.pailit import SUB_SLUG_PREFIX, parse_sub_page
 from harvest.sipp.record_tabs import RECORD_PARSERS, odd_rows, soft_date
 from harvest.sipp.verdicts import VERDICT_PARSERS
 from harvest.sipp.warnings import warn
@@ -57,6 +58,8 @@ LabelMap = Mapping[str, tuple[str | None, CellConverter]]
 def parse_tab(slug: str, html: str) -> Any:
     """The data of tab ``slug`` from its fragment; unknown slugs, unknown shapes and pages a
     parser finds nothing in get the generic parser, with a warning (generic.parse_tab_page)."""
+    if slug.startswith(SUB_SLUG_PREFIX):
+        return parse_sub_page(slug.removeprefix(SUB_SLUG_PREFIX), html)
     return parse_tab_page(slug, html, TAB_PARSERS.get(slug), NO_DATA_MESSAGES)
 
 

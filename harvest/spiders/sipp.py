@@ -21,6 +21,7 @@ from scrapy.http import FormRequest, HtmlResponse, Response
 from extensions.config import SchedulerConfig
 from extensions.store import StateError
 from harvest import identity
+from harvest.archive.followups import menus_not_followed
 from harvest.clock import utc_now
 from harvest.court_check import CRAWLED, check_courts, recheck_after, stale
 from harvest.courts import REGISTERED, CourtEntry, read_courts
@@ -50,6 +51,7 @@ from harvest.refresh.planner import RefreshConfig, RefreshPlanner, calendar_days
 from harvest.sipp import ListRow, ParseError, parse_list_page
 from harvest.sipp.calendar_page import next_calendar_page, parse_calendar_page
 from harvest.sipp.list_page import by_case_number, listing_enc
+from harvest.sipp.pailit import MENU_SLUG, sub_page_links, sub_page_slug
 from harvest.spider_args import ALL_CASES, MULTI_ARGUMENTS, SippArgs, SpiderArgumentError
 from harvest.validation import raise_for_page_error
 from harvest.workspace import resolve_workspace
@@ -113,6 +115,9 @@ class CourtCrawl:
     walk_rows: set[str] = dataclasses.field(default_factory=set)
     #: registration days searched by this walk because a row showed up twice
     days_searched: set[str] = dataclasses.field(default_factory=set)
+    #: requests the court's crawl starts with besides its walk: the sub pages of bankruptcy
+    #: menus an older release fetched without following (harvest/archive/followups.py)
+    followups: list[Request] = dataclasses.field(default_factory=list)
 
     @property
     def court_id(self) -> str:
@@ -358,9 +363,20 @@ class SippSpider(Spider):
         (number > 0, policy due or all) plans its walk from the stored rows and items."""
         court = self.courts.get(generation.court, self._single)
         court.generation = generation
+        workspace = resolve_workspace(self.settings.get("HARVEST_WORKSPACE"))
+        # bankruptcy menus done by an older release, which did not fetch their sub pages
+        rows = [(r.key, str(r.status)) for r in store.row_states(court.court_id, "tab")]
+        for menu in menus_not_followed(workspace, rows):
+            court.followups.extend(
+                self._sub_page_requests(court, menu.case_raw, menu.html, menu.url)
+            )
+        if court.followups:
+            logger.info(
+                "%d bankruptcy sub pages of menus an older harvest did not follow are fetched",
+                len(court.followups),
+            )
         if generation.number == 0 or generation.policy not in ("due", "all"):
             return
-        workspace = resolve_workspace(self.settings.get("HARVEST_WORKSPACE"))
         url = database_url(self.settings.get(DATABASE_URL_ENV))
         try:
             court.planner = RefreshPlanner.load(
@@ -397,6 +413,8 @@ class SippSpider(Spider):
         refresh first the hearing calendar of the days since the last one (the walk starts
         once they are read)."""
         court = self.courts[court_id] if self.courts else self._single
+        followups, court.followups = court.followups, []
+        yield from followups
         if court.calendar_days and court.planner is not None:
             court.calendar_waiting = len(court.calendar_days)
             for day in court.calendar_days:
@@ -683,7 +701,7 @@ class SippSpider(Spider):
                     shown_labels=detail.party_labels,
                 )
 
-    def parse_tab(self, response: Response) -> Iterator[CasePart]:
+    def parse_tab(self, response: Response) -> Iterator[CasePart | Request]:
         raise_for_page_error(response)
         court = self.court_of(response.meta)
         context = response.meta[META_PARSE_CONTEXT]
@@ -694,6 +712,19 @@ class SippSpider(Spider):
                 court.court_id, context, response.text, response.url, utc_now()
             ),
         )
+        if context.get("tab") == MENU_SLUG:
+            # the bankruptcy follow-up menu: each sub page it links is a request of the case
+            yield from self._sub_page_requests(
+                court, context["case_raw"], response.text, response.url
+            )
+
+    def _sub_page_requests(
+        self, court: CourtCrawl, raw_number: str, html: str, url: str
+    ) -> Iterator[Request]:
+        for link in sub_page_links(html, url):
+            yield self._tab_request(
+                court, raw_number, sub_page_slug(link.route), link.url, labels_missing=False
+            )
 
     def _note_published(self, court: CourtCrawl, total: int | None) -> None:
         """The court's published case count for this crawl (``Total : N Perkara``, capped by

@@ -29,7 +29,7 @@ from types import FrameType
 from typing import IO, Any
 
 from . import _vocab as V
-from . import render_broken, views_2021
+from . import render_broken, render_pailit, views_2021
 from .court import FIRST_DAY, TODAY, Alur, Court
 from .formats import date_id, iso, thousands
 from .keys import canonical_json, dedupe_key, normalise_case_number, source_type
@@ -49,6 +49,7 @@ TAB_ORDER: tuple[tuple[str, str], ...] = (
     ("penuntutan", "tabs8"),
     ("putusan_sela", "tabs9"),
     ("putusan", "tabs10"),
+    ("setelah_putusan_pernyataan_pailit", "tabs31"),
     ("verzet", "tabs5"),
     ("penetapan_gugur", "tabs21"),
     ("banding", "tabs13"),
@@ -73,6 +74,7 @@ TAB_LABELS = {
     "intervensi": "Intervensi",
     "rekonvensi": "Rekonvensi",
     "putusan": "Putusan",
+    "setelah_putusan_pernyataan_pailit": "Setelah Putusan Pernyataan Pailit",
     "verzet": "Verzet",
     "penetapan_gugur": "Penetapan Gugur",
     "ikrar_talak": "Ikrar Talak",
@@ -84,6 +86,8 @@ TAB_LABELS = {
     "barang_bukti": "Barang Bukti",
     "riwayat_perkara": "Riwayat Perkara",
 }
+#: the bankruptcy follow-up menu tab (render_pailit.py)
+PAILIT_TAB = "setelah_putusan_pernyataan_pailit"
 #: Stock SIPP routes that 404: ``show_we_kppu`` routes to ``redirect_page/redir_we_kppu``,
 #: which does not exist. (``show_diversi`` works: ``redir_diversi`` -> ``/diversi``.)
 UNAVAILABLE_TABS = frozenset({"we_kppu"})
@@ -685,6 +689,12 @@ class _CaseBuilder:
                     {"slug": slug, "label": label, "available": slug not in UNAVAILABLE_TABS}
                 )
         tabs = {t["slug"]: self.tabs[t["slug"]] for t in tab_list if t["available"]}
+        if PAILIT_TAB in tabs:
+            # the menu's sub pages, one part each (tab:pailit-sub_<x>; render_pailit.py)
+            for page in render_pailit.sub_pages(self.tabs.get("putusan")):
+                tabs[render_pailit.SUB_SLUG_PREFIX + page.route] = render_pailit.sub_page_truth(
+                    page
+                )
         end = self.putusan_day if self.clock.happened(self.putusan_day) else self.today
         assert end is not None
         # "Lama Proses" (days since registration) grows every day an open case waits: shown on
@@ -2170,6 +2180,10 @@ class _CaseBuilder:
         )
         if not granted:
             return
+        # detil_perkara.php:110-112/290-292: a declared bankruptcy has post-declaration records
+        # ($ada_pasca: the supervisory judge and curator): the follow-up menu tab is listed
+        self.shown.append(PAILIT_TAB)
+        self.tabs[PAILIT_TAB] = render_pailit.menu_truth()
         put["tanggal_penetapan_hakim_pengawas"] = iso(d_put)
         put["nomor_penetapan_hakim_pengawas"] = self.number
         put["hakim_pengawas"] = g.choice(V.JUDGES)

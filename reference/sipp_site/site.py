@@ -19,14 +19,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
-from . import render_broken
+from . import render_broken, render_pailit
 from .calendar import PAGE_STEP as CAL_PAGE_STEP
 from .calendar import ROWS_SHOWN as CAL_ROWS_SHOWN
 from .calendar import CalendarPage, HearingIndex, calendar_page
 from .calendar import ordered as calendar_ordered
 from .court import Court
 from .formats import date_id
-from .model import Case, CourtData, number_of
+from .model import PAILIT_TAB, Case, CourtData, number_of
 from .render import (
     ALL_TAB_ROUTES,
     CI_404,
@@ -248,7 +248,14 @@ class Site:
         if head == "detil_penahanan" and len(parts) == 1:
             return self._penahanan(session)
         if head in FRAGMENT_ROUTES and len(parts) == 1:
-            return self._fragment(head, session)
+            return self._fragment(head, session, base)
+        if head in render_pailit.SUB_ROUTES and len(parts) >= 2:
+            # routes.php:46-62: sub_<x>/<enc>[/...] -> redirect_page/redir_sub_<x>, which keeps
+            # only <enc> (setParams) and redirects to /sub_<x>
+            session.enc = parts[1]
+            return Response.redirect(base + head)
+        if head in render_pailit.SUB_ROUTES and len(parts) == 1:
+            return self._sub_page(head, session)
         if head == "search" and len(parts) == 2:
             flows = [(a, self.court.flow_title(a)) for a in self.court.menu_flows()]
             return Response.html(search_form(self._shell(base), parts[1], flows))
@@ -524,13 +531,28 @@ class Site:
         html = detail_page(self._shell(base), case, token, penahanan)
         return Response.html(html, full_page=True)
 
-    def _fragment(self, slug: str, session: PhpSession) -> Response:
+    def _fragment(self, slug: str, session: PhpSession, base: str) -> Response:
         token, case = self._take_case(session)
         if token is None:
             return Response.html(CI_404, 404)
         if case is None:
             return Response.html(fragment_not_found())
+        if slug == PAILIT_TAB:
+            return Response.html(render_pailit.menu_html(base, token))
         return Response.html(fragment(case, slug, session.warm))
+
+    def _sub_page(self, route: str, session: PhpSession) -> Response:
+        """``/sub_<x>``: the bankruptcy follow-up view of the case the one-shot value names (a
+        case without such records gets the view's empty rows)."""
+        token, case = self._take_case(session)
+        if token is None:
+            return Response.html(CI_404, 404)
+        if case is None:
+            return Response.html(fragment_not_found())
+        for page in render_pailit.sub_pages(case.tabs.get("putusan")):
+            if page.route == route:
+                return Response.html(render_pailit.sub_page_html(page))
+        return Response.html(render_pailit.sub_page_html(render_pailit.SubPage(route, None, [])))
 
     def _penahanan(self, session: PhpSession) -> Response:
         pair, session.enc_penahanan = session.enc_penahanan, None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from harvest.sipp.pailit import MENU_SLUG, SUB_SLUG_PREFIX
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
     crawl,
@@ -241,3 +242,41 @@ def test_requests_that_cannot_be_read_are_rebuilt_from_their_rows(tmp_path: Path
         assert "'harvest/scheduler/unserializable'" not in resumed.stderr
         assert _sql(state, "SELECT count(*) FROM requests WHERE status = 'error'") == [(0,)]
         assert mismatches(exported(ws), truth) == {}
+
+
+def test_bankruptcy_menus_the_previous_release_did_not_follow_are_followed_on_resume(
+    tmp_path: Path,
+) -> None:
+    """The previous release fetched the bankruptcy follow-up menu of a declared bankruptcy but
+    none of the ``sub_*`` pages it links; the next crawl with today's code asks for exactly those
+    15 pages (the menu is read back from the archive, not fetched again) and the export equals
+    the truth."""
+    old = _previous_release(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(old)}
+    ws = tmp_path / "ws"
+    with running_replica(cases=16, seed=24, court_id=COURT) as replica:
+        truth = truth_by_key(replica.truth_path(tmp_path))
+        (bankrupt,) = [d["source_id"] for d in truth.values() if MENU_SLUG in d["tabs"]]
+        cmd = crawl_command(replica.url, COURT, ws)
+        first = subprocess.run(cmd, cwd=old, env=env, capture_output=True, text=True, check=False)
+        assert first.returncode == 0, first.stderr[-3000:]
+        assert state_query(
+            ws, "SELECT count(*) FROM requests WHERE key LIKE ?", ("%|pailit-%",)
+        ) == [(0,)]
+        resumed = crawl(replica.url, COURT, ws)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert mismatches(exported(ws), truth) == {}
+    ((run,),) = state_query(ws, "SELECT max(id) FROM runs")
+    asked = sorted(
+        str(k)
+        for (k,) in state_query(
+            ws,
+            "SELECT DISTINCT r.key FROM url_log AS u JOIN requests AS r "
+            "ON r.id = u.request_id WHERE u.run_id = ?",
+            (run,),
+        )
+    )
+    assert len(asked) == 15
+    assert {k.rsplit("|", 2)[1] for k in asked} == {bankrupt}
+    assert all(k.rsplit("|", 1)[1].startswith(SUB_SLUG_PREFIX) for k in asked)
+    assert "15 bankruptcy sub pages of menus an older harvest did not follow" in resumed.stderr

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harvest.sipp.pailit import sub_page_links
+from harvest.sipp.pailit import parse_sub_page, sub_page_links
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "pailit" / "menu.html"
 URL = "http://127.0.0.1:8800/putusan_pernyataan_pailit"
@@ -67,3 +67,65 @@ def test_the_alur_3_buttons_are_taken_when_a_page_shows_them() -> None:
 
 def test_a_page_without_the_menu_links_nothing() -> None:
     assert sub_page_links("<div>DATA TIDAK DITEMUKAN</div>", URL) == []
+
+
+# ---------------------------------------------------------------------------- the sub pages
+# Golden fixtures written by hand from pasca_pailit/sub_*.php at chakoochandra/sipp-web@b498430
+# (each echo replaced by what it prints; convertDayDate as "Senin, 03 Jun 2024"):
+#   sub_kurator.html         sub_kurator.php, two curator rows (the first replaced: aktif N)
+#   sub_pengawas_belum.html  sub_pengawas.php, num_rows 0: the one BELUM DITETAPKAN row
+#   sub_bataldamai.html      sub_bataldamai.php: the view prints only closeLoading()
+
+PAILIT = FIXTURE.parent
+
+
+def _sub(name: str) -> str:
+    return (PAILIT / f"{name}.html").read_text(encoding="utf-8")
+
+
+def test_a_table_sub_page_gives_its_heading_columns_and_typed_records() -> None:
+    assert parse_sub_page("sub_kurator", _sub("sub_kurator")) == {
+        "blocks": [
+            {
+                "headings": ["PENUNJUKAN KURATOR"],
+                "columns": [
+                    "Tanggal Penunjukan",
+                    "Nomor Surat/ Putusan Penunjukan",
+                    "Nama Kurator",
+                    "Aktif",
+                ],
+                "records": [
+                    {
+                        "Tanggal Penunjukan": "2024-06-03",
+                        "Nomor Surat/ Putusan Penunjukan": "12/Pdt.Sus-Pailit/2024/PN Rpl",
+                        "Nama Kurator": "Sri Wahyuni, S.H.",
+                        "Aktif": False,
+                    },
+                    {
+                        "Tanggal Penunjukan": "2024-08-15",
+                        "Nomor Surat/ Putusan Penunjukan": "12/Pdt.Sus-Pailit/2024/PN Rpl",
+                        "Nama Kurator": "Dewi Lestari, S.H., M.H.",
+                        "Aktif": True,
+                    },
+                ],
+                "message": None,
+            }
+        ]
+    }
+
+
+def test_a_belum_row_is_the_message_not_a_record() -> None:
+    assert parse_sub_page("sub_pengawas", _sub("sub_pengawas_belum")) == {
+        "blocks": [
+            {
+                "headings": ["PENUNJUKAN HAKIM PENGAWAS"],
+                "columns": ["Tanggal Penunjukan", "Nomor Penunjukan", "Nama Hakim", "Aktif"],
+                "records": [],
+                "message": "BELUM DITETAPKAN",
+            }
+        ]
+    }
+
+
+def test_a_view_that_prints_no_data_gives_an_empty_sub_page() -> None:
+    assert parse_sub_page("sub_bataldamai", _sub("sub_bataldamai")) == {"blocks": []}

@@ -21,7 +21,9 @@ from harvest.sipp import (
     parse_list_page,
     parse_tab,
 )
+from harvest.sipp.pailit import MENU_SLUG, sub_page_links, sub_page_slug
 from reference.sipp_site import render as R
+from reference.sipp_site import render_pailit as RP
 from reference.sipp_site.court import make_court
 from reference.sipp_site.model import CourtData
 from reference.sipp_site.tokens import TokenCodec
@@ -132,7 +134,11 @@ def test_every_case_round_trips(court):
                 assert tab.slug == "we_kppu"
                 continue
             assert tab.url.startswith(f"{base}show_{tab.slug}/{token}")
-            fragment = R.fragment(case, tab.slug, True)
+            if tab.slug == MENU_SLUG:
+                fragment = RP.menu_html(base, token)
+                _sub_pages_round_trip(case, fragment, base + MENU_SLUG)
+            else:
+                fragment = R.fragment(case, tab.slug, True)
             assert (
                 page_error(
                     fragment, expect="tab", party_labels_missing=detail.party_labels_missing
@@ -155,8 +161,20 @@ def test_every_case_round_trips(court):
             "penetapan", "jadwal_sidang", "saksi", "mediasi", "penuntutan", "putusan",
             "banding", "kasasi", "pk", "biaya_perkara", "barang_bukti", "riwayat_perkara",
             "diversi", "verzet", "rekonvensi", "intervensi", "dismissal",
-            "penetapan_gugur", "putusan_sela", "grasi",
+            "penetapan_gugur", "putusan_sela", "grasi", MENU_SLUG,
         }  # fmt: skip
+
+
+def _sub_pages_round_trip(case, menu: str, menu_url: str) -> None:
+    """Each sub page the menu links, as the replica serves it, parses to the truth's part."""
+    subs = {p.route: p for p in RP.sub_pages(case.tabs.get("putusan"))}
+    links = sub_page_links(menu, menu_url)
+    assert [link.route for link in links] == list(subs)
+    for link in links:
+        html = RP.sub_page_html(subs[link.route])
+        assert page_error(html, expect="tab") is None, link.route
+        slug = sub_page_slug(link.route)
+        assert parse_tab(slug, html) == case.tabs[slug], (case.nomor_perkara, slug)
 
 
 def _has_party_labels(data, slug: str) -> bool:
