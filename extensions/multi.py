@@ -188,10 +188,20 @@ class MultiCourtScheduler(HarvestScheduler):
             self._streak.setdefault(court, []).append(rid)
             self._down_reason[court] = str(reason)
             return
-        self._streak.pop(court, None)  # the court answered (a page error too is an answer)
+        # the court answered (a page error too is an answer)
+        streak = self._streak.pop(court, [])
         if ok and court in self._resuming:
             self._resuming.discard(court)
             assert self._store is not None
+            if streak:
+                # tried again while still down: what failed before it answered goes back
+                # (once per pause, so a request that always fails still ends as error)
+                back = self._store.requeue(ErrorFilter(court=court, ids=tuple(streak)))
+                logger.info(
+                    "court %s: %d requests that failed before it answered again back to pending",
+                    court,
+                    back,
+                )
             if self._store.resume_court(court):
                 self._paused.pop(court, None)
                 self._inc("courts_resumed")
