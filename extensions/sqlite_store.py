@@ -33,7 +33,7 @@ from harvest.holder_lock import HolderLock, LockHeld
 from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.workspace import private_file, secure_sqlite_files
 
-from .state_counts import ensure_sqlite
+from .state_counts import ensure_sqlite, sqlite_statements
 from .store import (
     COURT_ACCESS_COLUMNS,
     COURT_COLUMNS,
@@ -1350,7 +1350,7 @@ def _migrate_to_3(conn: sqlite3.Connection) -> None:
                 conn.execute("ALTER TABLE requests ADD COLUMN succeeded_at TEXT")
                 conn.execute("UPDATE requests SET succeeded_at = updated_at WHERE status = 'ok'")
             conn.execute("DROP TRIGGER IF EXISTS requests_transition")
-        for statement in _statements(SCHEMA):
+        for statement in sqlite_statements(SCHEMA):
             conn.execute(statement)
         if existed:
             conn.execute(
@@ -1364,19 +1364,6 @@ def _migrate_to_3(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-
-
-def _statements(script: str) -> list[str]:
-    """The statements of a schema script (``CREATE TRIGGER ... END;`` kept whole)."""
-    out: list[str] = []
-    current = ""
-    for line in script.splitlines(keepends=True):
-        current += line
-        if sqlite3.complete_statement(current):
-            if current.strip():
-                out.append(current.strip())
-            current = ""
-    return out
 
 
 # --- additive step (issue 24; no version change: older code never reads the column) --------

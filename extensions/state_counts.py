@@ -122,7 +122,9 @@ _SQLITE_FILL = (
 )
 
 
-def _statements(script: str) -> list[str]:
+def sqlite_statements(script: str) -> list[str]:
+    """The statements of a SQLite schema script (``CREATE TRIGGER ... END;`` kept whole); the
+    request store's schema is split by it too."""
     out: list[str] = []
     current = ""
     for line in script.splitlines(keepends=True):
@@ -147,13 +149,13 @@ def ensure_sqlite(conn: sqlite3.Connection) -> float | None:
     t0 = time.perf_counter()
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in _statements(_SQLITE_TABLES):
+        for statement in sqlite_statements(_SQLITE_TABLES):
             conn.execute(statement)
         conn.execute("DELETE FROM case_counts")  # a half-made earlier attempt (never committed)
         conn.execute("DELETE FROM case_groups")
         for statement in _SQLITE_FILL:
             conn.execute(statement)
-        for statement in _statements(_SQLITE_TRIGGERS):
+        for statement in sqlite_statements(_SQLITE_TRIGGERS):
             conn.execute(statement)
     except BaseException:
         conn.execute("ROLLBACK")
