@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from pipelines.store import open_item_store
+from pipelines.item_backends import open_item_store
 from tests.support.postgres import bench_databases
 
 TABS = ("pihak", "jadwal_sidang", "riwayat_perkara")

@@ -29,7 +29,8 @@ from harvest.workspace import (
     ensure_workspace,
     resolve_workspace,
 )
-from pipelines.store import InvalidPart, ItemStore, ItemStoreError, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import InvalidPart, ItemStore, ItemStoreError
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

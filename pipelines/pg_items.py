@@ -95,7 +95,7 @@ class PostgresItemStore(ItemStore):
         """Not for this backend (no file): :meth:`connect` to a database URL."""
         raise TypeError(
             f"PostgresItemStore stores in a database, not in {str(path)!r}: use "
-            "PostgresItemStore.connect(url) or pipelines.store.open_item_store"
+            "PostgresItemStore.connect(url) or pipelines.item_backends.open_item_store"
         )
 
     @classmethod

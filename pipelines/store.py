@@ -56,7 +56,7 @@ from harvest.identity import (
     validate_court_id,
 )
 from harvest.items import CASE_PART, TAB_PART_PREFIX
-from harvest.workspace import ITEMS_DB, private_file, secure_sqlite_files
+from harvest.workspace import private_file, secure_sqlite_files
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -73,7 +73,6 @@ __all__ = [
     "ValidPart",
     "merge_document",
     "missing_tab_slugs",
-    "open_item_store",
     "validate_part",
 ]
 
@@ -427,19 +426,6 @@ class _Rows(Protocol):
     def fetchone(self) -> Any: ...
 
     def fetchall(self) -> list[Any]: ...
-
-
-def open_item_store(
-    workspace: Path, *, database_url: str | None, readonly: bool = False
-) -> ItemStore:
-    """The item store every caller opens: ``<workspace>/items.sqlite``, or the PostgreSQL
-    database of ``database_url`` (``HARVEST_DATABASE_URL``, see :func:`harvest.dburl.database_url`)
-    when it is set. Raises :class:`ItemStoreError` as :meth:`ItemStore.open` does."""
-    if database_url:
-        from pipelines.pg_items import PostgresItemStore
-
-        return PostgresItemStore.connect(database_url, readonly=readonly)
-    return ItemStore.open(Path(workspace) / ITEMS_DB, readonly=readonly)
 
 
 class ItemStore:

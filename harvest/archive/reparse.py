@@ -38,14 +38,8 @@ from harvest.parts import parts_of_page
 from harvest.sipp import page_error
 from harvest.sipp.error_pages import TRUNCATED
 from harvest.workspace import ITEMS_DB
-from pipelines.store import (
-    InvalidPart,
-    ItemStore,
-    ItemStoreError,
-    UpsertResult,
-    open_item_store,
-    validate_part,
-)
+from pipelines.item_backends import open_item_store
+from pipelines.store import InvalidPart, ItemStore, ItemStoreError, UpsertResult, validate_part
 
 __all__ = ["KINDS", "CourtBeingCrawled", "Failure", "ReparseReport", "reparse"]
 

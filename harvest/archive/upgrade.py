@@ -20,7 +20,8 @@ from harvest.archive.reparse import reparse
 from harvest.archive.store import ARCHIVE_DIR, INDEX_DB, ArchiveError
 from harvest.identity import case_key, tab_key
 from harvest.items import CASE_PART, TAB_PART_PREFIX
-from pipelines.store import ItemStoreError, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import ItemStoreError
 
 __all__ = ["Rebuilt", "rebuild_older_parts"]
 

@@ -26,7 +26,8 @@ from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.identity import IdentityError, dedupe_key, normalise_case_number, validate_court_id
 from harvest.settings_error import SettingsError
 from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
-from pipelines.store import ItemStoreError, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import ItemStoreError
 
 if TYPE_CHECKING:
     import argparse

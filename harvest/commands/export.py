@@ -31,7 +31,8 @@ from harvest.identity import IdentityError, validate_court_id
 from harvest.schema.privacy import redact_names
 from harvest.settings_error import SettingsError
 from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
-from pipelines.store import ItemStoreError, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import ItemStoreError
 
 if TYPE_CHECKING:
     import argparse

@@ -15,7 +15,8 @@ from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.identity import IdentityError, normalise_case_number, validate_court_id
 from harvest.lookup import Match, find_by_party
 from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
-from pipelines.store import ItemStoreError, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import ItemStoreError
 
 if TYPE_CHECKING:
     import argparse

@@ -37,7 +37,8 @@ from harvest.workspace import (
     open_private,
     resolve_workspace,
 )
-from pipelines.store import ItemStoreError, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import ItemStoreError
 
 if TYPE_CHECKING:
     import argparse

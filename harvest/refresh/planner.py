@@ -41,7 +41,7 @@ from harvest.refresh.policy import (
 from harvest.settings_error import SettingsError
 from harvest.sipp.case_part import LIST_ROW_KEYS
 from harvest.workspace import ITEMS_DB
-from pipelines.store import open_item_store
+from pipelines.item_backends import open_item_store
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -17,7 +17,8 @@ from harvest.canonical import NotCanonicalisable, document_hash
 from harvest.dburl import database_url
 from harvest.shipping.errors import ConfigError
 from harvest.workspace import WORKSPACE_ENV
-from pipelines.store import ItemStoreError, ShippedDocument, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import ItemStoreError, ShippedDocument
 
 __all__ = ["document_problems", "encode", "idempotency_key", "open_documents"]
 

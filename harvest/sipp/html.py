@@ -326,3 +326,14 @@ def tables_with_text_before(doc: Element) -> list[tuple[list[str], Element]]:
     body = doc.find("body")
     walk(body if body is not None else doc)
     return out
+
+
+def headed_tables(doc: Element) -> list[tuple[str | None, Element]]:
+    """Data tables in document order, each with the last text line seen before it (since the
+    previous data table): the block headings of Penetapan and Biaya Perkara.
+
+    A data table is one without tables inside; a table that holds tables is only a layout
+    container (the real Penetapan view puts each heading and its table in rows of one outer
+    table), so its text counts as heading text and its inner tables are walked.
+    """
+    return [(seen[-1] if seen else None, table) for seen, table in tables_with_text_before(doc)]

@@ -31,6 +31,7 @@ from harvest.sipp.html import (
     Element,
     cells,
     first,
+    headed_tables,
     lines,
     long_text,
     parse_html,
@@ -730,8 +731,6 @@ def _agenda_alasan(cell: Element) -> dict[str, str | None]:
 def parse_sections(html: str, spec: SectionSpec) -> dict[str, Any]:
     """``{section key: [records]}`` in page order; a table under a heading the spec does not
     know goes to ``lainnya`` (its rows as the generic parser gives them) with a warning."""
-    from harvest.sipp.tabs import headed_tables  # tabs.py imports this module
-
     doc = parse_html(html, f"tab {spec.page}")
     out: dict[str, Any] = {}
     labels = RecordSpec(spec.page, spec.labels)

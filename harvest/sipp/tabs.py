@@ -21,11 +21,11 @@ from harvest.sipp.html import (
     Element,
     cells,
     first,
+    headed_tables,
     lines,
     long_text,
     parse_html,
     rows,
-    tables_with_text_before,
     text,
     xpath_elements,
 )
@@ -85,17 +85,6 @@ def _is_no_data(doc: Element) -> bool:
     """True when the fragment's only visible text is a no-data message."""
     visible = clean_text(" ".join(lines(_body(doc)))).lower()
     return visible in NO_DATA_MESSAGES
-
-
-def headed_tables(doc: Element) -> list[tuple[str | None, Element]]:
-    """Data tables in document order, each with the last text line seen before it (since the
-    previous data table): the block headings of Penetapan and Biaya Perkara.
-
-    A data table is one without tables inside; a table that holds tables is only a layout
-    container (the real Penetapan view puts each heading and its table in rows of one outer
-    table), so its text counts as heading text and its inner tables are walked.
-    """
-    return [(lines[-1] if lines else None, table) for lines, table in tables_with_text_before(doc)]
 
 
 def logical_header(trs: list[Element]) -> tuple[list[str], int]:

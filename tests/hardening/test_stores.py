@@ -14,7 +14,8 @@ from extensions.memory_store import MemoryRequestStore
 from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SqliteRequestStore
 from extensions.store import NewRequest, RunInfo, StateError, Status
-from pipelines.store import ItemStore, ItemStoreError, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import ItemStore, ItemStoreError
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
     crawl,

@@ -21,7 +21,8 @@ import psycopg
 
 from extensions.pg_store import PostgresRequestStore
 from extensions.store import RunInfo
-from pipelines.store import UpsertResult, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import UpsertResult
 from tests.support.item_backends import ItemBackend
 from tests.support.items import case_data
 from tests.support.paths import REPO
@@ -33,7 +34,7 @@ _WORKER = """
 import json, os, socket, sys
 from extensions.pg_store import PostgresRequestStore
 from extensions.store import RunInfo
-from pipelines.store import open_item_store
+from pipelines.item_backends import open_item_store
 from tests.support.items import case_data
 
 url, workspace = sys.argv[1], sys.argv[2]

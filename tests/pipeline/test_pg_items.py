@@ -15,8 +15,9 @@ import psycopg
 import pytest
 
 from harvest.dburl import redact_url, url_password
+from pipelines.item_backends import open_item_store
 from pipelines.pg_items import PostgresItemStore
-from pipelines.store import ItemStore, ItemStoreError, merge_document, open_item_store
+from pipelines.store import ItemStore, ItemStoreError, merge_document
 from tests.support.net import refused_port
 from tests.support.paths import REPO
 
@@ -24,7 +25,7 @@ WRITER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from pipelines.store import open_item_store
+    from pipelines.item_backends import open_item_store
     url, court, parts, start_at = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
     cases, tabs = 40, 12
     store = open_item_store(Path("."), database_url=url)

@@ -183,7 +183,7 @@ CRASHING_WRITER = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from pipelines.store import open_item_store
+    from pipelines.item_backends import open_item_store
     url = sys.argv[1] if sys.argv[1].startswith("postgresql://") else None
     store = open_item_store(Path(sys.argv[1]), database_url=url)
     for i in range(50):

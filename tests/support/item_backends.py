@@ -2,7 +2,7 @@
 
 ``ItemBackend``: a workspace and, for PostgreSQL, the URL of a fresh database
 (tests/support/postgres.py); ``open`` opens the item store as the product does
-(:func:`pipelines.store.open_item_store`), ``rows`` reads its tables directly.
+(:func:`pipelines.item_backends.open_item_store`), ``rows`` reads its tables directly.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any
 
 import psycopg
 
-from pipelines.store import ItemStore, open_item_store
+from pipelines.item_backends import open_item_store
+from pipelines.store import ItemStore
 
 BACKENDS = ("sqlite", "postgresql")
 
