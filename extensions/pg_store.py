@@ -584,7 +584,9 @@ class PostgresRequestStore:
             raise StateError(
                 self._hide(
                     f"cannot commit the request state {self.path}: {_one_line(exc)}; nothing "
-                    "of the last moment was recorded, and nothing more will be in this run"
+                    "of the last moment was recorded, and nothing more will be in this run; "
+                    "check that the PostgreSQL server runs and is reachable "
+                    "(HARVEST_DATABASE_URL), then run again: the next run redoes it"
                 )
             ) from None
 
