@@ -40,6 +40,7 @@ from harvest.refresh.policy import (
 )
 from harvest.settings_error import SettingsError
 from harvest.sipp.case_part import LIST_ROW_KEYS
+from harvest.sipp.document import OTHER_KEY
 from harvest.workspace import ITEMS_DB
 from pipelines.item_backends import open_item_store
 
@@ -62,8 +63,6 @@ logger = logging.getLogger(__name__)
 
 #: Stats of a refresh walk: ``harvest/refresh/<name>``.
 STAT = "harvest/refresh/"
-#: Generic columns of an unknown list layout, kept in ``list_row`` (harvest/sipp/case_part.py).
-_OTHER = "lainnya"
 
 
 @dataclass(frozen=True)
@@ -146,7 +145,7 @@ def list_row_of(data: Mapping[str, Any]) -> Any:
     of the traffic-ticket list, which has no Tanggal Register), as canonical JSON."""
     if "tanggal_register" not in data:
         return canonical_json(None)
-    return canonical_json({k: v for k, v in data.items() if k in LIST_ROW_KEYS or k == _OTHER})
+    return canonical_json({k: v for k, v in data.items() if k in LIST_ROW_KEYS or k == OTHER_KEY})
 
 
 @dataclass

@@ -182,7 +182,7 @@ def typed_dict_schema(cls: Any) -> JSONSchema:
             properties[name]["description"] = meaning
         elif name in _MEANINGS and cls is ShippedDocument:
             properties[name]["description"] = _MEANINGS[name]
-        if name == "lainnya":
+        if name == case_types.OTHER_KEY:
             properties[name] = {**properties[name], **_OTHER_ROWS, "type": "array"}
     out: JSONSchema = {"type": "object", "properties": properties}
     if required:
@@ -263,7 +263,10 @@ def column_properties(columns: Mapping[str, Any]) -> dict[str, JSONSchema]:
 
 
 def _object(properties: dict[str, JSONSchema], description: str = "") -> JSONSchema:
-    out: JSONSchema = {"type": "object", "properties": {**properties, "lainnya": _OTHER_ROWS}}
+    out: JSONSchema = {
+        "type": "object",
+        "properties": {**properties, case_types.OTHER_KEY: _OTHER_ROWS},
+    }
     if description:
         out["description"] = description
     return out
@@ -300,7 +303,7 @@ def case_schema() -> JSONSchema:
         "description": "the lawyer rows in page order: {label, rows: [{nama, nama_pihak}]}",
         "items": typed_dict_schema(case_types.KuasaEntry),
     }
-    data_umum["lainnya"] = _OTHER_ROWS
+    data_umum[case_types.OTHER_KEY] = _OTHER_ROWS
     schema["properties"]["data_umum"] = {
         "type": "object",
         "title": "Data Umum",

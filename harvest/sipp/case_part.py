@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from harvest.identity import normalise_case_number
 from harvest.sipp.detail_page import DetailPage
-from harvest.sipp.document import CaseData, HeaderData, ListRowData, TabEntry
+from harvest.sipp.document import OTHER_KEY, CaseData, HeaderData, ListRowData, TabEntry
 from harvest.sipp.list_page import ListRow
 
 #: The keys of a row of the all-cases list (and every flow list but tilang) the item keeps.
@@ -21,9 +21,6 @@ LIST_ROW_KEYS = frozenset(
         "status_perkara",
     }
 )
-#: Columns a list row of an unknown layout keeps generically (list_page.OTHER_COLUMNS): kept
-#: in ``list_row`` too, so a modified list loses nothing.
-_OTHER = "lainnya"
 
 
 def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> CaseData:
@@ -41,7 +38,7 @@ def case_part_data(court_id: str, row: ListRow | None, detail: DetailPage) -> Ca
     if row is not None and "tanggal_register" in row.data:
         # the all-cases row (the tilang list has no Tanggal Register column)
         kept: dict[str, Any] = {
-            key: row.data[key] for key in row.data if key in LIST_ROW_KEYS or key == _OTHER
+            key: row.data[key] for key in row.data if key in LIST_ROW_KEYS or key == OTHER_KEY
         }
         list_row = cast(ListRowData, kept)
     header: HeaderData = detail.data["header"]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harvest.sipp.cut import CUT_KIND, detail_skeleton, fatal_message, strip_fatal
+from harvest.sipp.document import OTHER_KEY
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.generic import generic_cell, generic_table
 from harvest.sipp.html import (
@@ -292,9 +293,6 @@ _INFORMASI: dict[str, tuple[str, str]] = {
     "tanggal bap penyidik": ("tanggal_bap_penyidik", "date"),
     "tanggal surat dakwaan": ("tanggal_surat_dakwaan", "date"),
 }
-#: Key for rows this parser has no mapping for: ``[{"label", "value"}]`` (generic cell), so
-#: nothing a page shows is lost.
-OTHER_ROWS = "lainnya"
 
 
 def parse_data_umum(table: Element) -> dict[str, Any]:
@@ -336,7 +334,7 @@ def parse_data_umum(table: Element) -> dict[str, Any]:
             continue
         if key_kind is None:
             warn(WARN_PAGE, label, "row")
-            out.setdefault(OTHER_ROWS, []).append({"label": label, "value": generic_cell(value)})
+            out.setdefault(OTHER_KEY, []).append({"label": label, "value": generic_cell(value)})
             continue
         key, kind = key_kind
         if kind == "informasi":
@@ -358,7 +356,7 @@ def _informasi(cell: Element) -> dict[str, Any]:
         txt = text(cell)
         if txt:
             warn(WARN_PAGE, "Informasi", "value")
-            out[OTHER_ROWS] = [{"label": "", "value": txt}]
+            out[OTHER_KEY] = [{"label": "", "value": txt}]
         return out
     for tr in rows(grid):
         tds = cells(tr)
@@ -370,7 +368,7 @@ def _informasi(cell: Element) -> dict[str, Any]:
             if key_kind is None:
                 warn(WARN_PAGE, label, "row")
                 other = {"label": label, "value": generic_cell(value)}
-                out.setdefault(OTHER_ROWS, []).append(other)
+                out.setdefault(OTHER_KEY, []).append(other)
                 continue
             key, kind = key_kind
             out[key] = _value(kind, value, label)
@@ -429,7 +427,7 @@ def _keep_unknown_columns(entry: dict[str, Any], label: str, table: Element, kin
         return
     for column in unknown:
         warn(WARN_PAGE, f"{label}: {column}", "column")
-    entry[OTHER_ROWS] = generic_table(table)
+    entry[OTHER_KEY] = generic_table(table)
 
 
 def _header_texts(table: Element) -> list[str]:

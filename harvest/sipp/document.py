@@ -7,9 +7,10 @@ tables, so the published schema and the parsers cannot drift apart.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any, Final, NotRequired, TypedDict
 
 __all__ = [
+    "OTHER_KEY",
     "CaseData",
     "HeaderData",
     "HeaderSide",
@@ -22,6 +23,13 @@ __all__ = [
     "PartyGroup",
     "TabEntry",
 ]
+
+#: The key under which every parser keeps what it has no mapping for, so nothing a page shows
+#: is lost (convention 4b): label rows ``[{"label", "value"}]`` (detail page, tabs, verdicts),
+#: unknown list columns (``ListRowData.lainnya``), table rows of another width (``[texts]``),
+#: sections ``[{"label", "rows"}]``. The one definition of the name: parsers, the case part,
+#: the refresh planner and the schema generator import it (docs/item-format.md).
+OTHER_KEY: Final = "lainnya"
 
 
 class PartyGroup(TypedDict):

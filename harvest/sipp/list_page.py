@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from harvest.sipp.document import OTHER_KEY
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.generic import generic_cell
 from harvest.sipp.html import (
@@ -32,8 +33,6 @@ from harvest.sipp.warnings import warn
 PAGE = "list page"
 #: The page name parse warnings of this page carry (harvest.sipp.warnings).
 WARN_PAGE = "list"
-#: ``ListRow.data`` key of the cells of unknown columns: ``[{"label", "value"}]``.
-OTHER_COLUMNS = "lainnya"
 NO_DATA_TEXT = "data tidak ditemukan"
 
 _TOTAL = re.compile(r"Total\s*:\s*([\d.]+)\s*Perkara", re.IGNORECASE)
@@ -196,7 +195,7 @@ def _parse_row(header: list[str], shown: list[str], tds: list[Element], url: str
     for name, label, td in zip(header, shown, tds, strict=True):
         key, kind = _COLUMNS.get(name, ("", "other"))
         if kind == "other":
-            data.setdefault(OTHER_COLUMNS, []).append({"label": label, "value": generic_cell(td)})
+            data.setdefault(OTHER_KEY, []).append({"label": label, "value": generic_cell(td)})
         elif kind == "skip":
             continue
         elif kind == "link":

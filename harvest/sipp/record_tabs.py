@@ -26,6 +26,7 @@ from typing import Any
 import lxml.etree
 
 from harvest.sipp.detail_page import table_records
+from harvest.sipp.document import OTHER_KEY
 from harvest.sipp.generic import generic_table
 from harvest.sipp.html import (
     Element,
@@ -64,7 +65,6 @@ NO_DATA_TEXTS = frozenset(
         "belum ada data",
     }
 )
-OTHER_ROWS = "lainnya"
 
 #: ``(cell, page, label) -> value``: converts one value cell; never raises on odd content.
 Converter = Callable[[Element, str, str], Any]
@@ -187,7 +187,7 @@ def read_rows(table: Element, columns: Columns, page: str, where: str) -> list[d
             else:
                 item[key] = none_if_empty(text(cell))
         out.append(item)
-    out.extend({OTHER_ROWS: texts} for texts in odd_rows(table, page))
+    out.extend({OTHER_KEY: texts} for texts in odd_rows(table, page))
     return out
 
 
@@ -254,7 +254,7 @@ class _Records:
         self.cur[key] = value
 
     def other(self, label: str, value: Any) -> None:
-        self.cur.setdefault(OTHER_ROWS, []).append({"label": label, "value": value})
+        self.cur.setdefault(OTHER_KEY, []).append({"label": label, "value": value})
 
     def result(self) -> list[dict[str, Any]]:
         return [*self.done, self.cur] if self.cur else self.done
@@ -738,7 +738,7 @@ def parse_sections(html: str, spec: SectionSpec) -> dict[str, Any]:
         section = spec.sections.get((heading or "").lower())
         if section is None:
             warn(spec.page, heading or "", "block")
-            out.setdefault(OTHER_ROWS, []).append(
+            out.setdefault(OTHER_KEY, []).append(
                 {"label": heading or "", "value": generic_table(table)}
             )
             continue
@@ -817,7 +817,7 @@ def _pairs(keys: Mapping[str, str]) -> Callable[[Element, str, str], dict[str, A
             label, sep, value = line.partition(":")
             if not sep:
                 warn(page, f"{column}: {line}", "value")
-                out.setdefault(OTHER_ROWS, []).append({"label": "", "value": line})
+                out.setdefault(OTHER_KEY, []).append({"label": "", "value": line})
                 continue
             label = clean_text(label)
             key = keys.get(label.lower())
@@ -971,7 +971,7 @@ def parse_pkpu_sementara(html: str) -> dict[str, Any]:
         if known is None:
             label = " / ".join(found)
             warn(page, label, "block")
-            out.setdefault(OTHER_ROWS, []).append({"label": label, "value": generic_table(table)})
+            out.setdefault(OTHER_KEY, []).append({"label": label, "value": generic_table(table)})
             continue
         path, columns = known
         if columns is None:
@@ -1040,7 +1040,7 @@ def parse_pen_persiapan(html: str) -> dict[str, Any]:
         return {}
     if len(found) > 1:  # the template prints one block; keep any further one whole
         warn(PEN_PERSIAPAN.page, "", "block")
-        found[0].setdefault(OTHER_ROWS, []).append({"label": "", "value": found[1:]})
+        found[0].setdefault(OTHER_KEY, []).append({"label": "", "value": found[1:]})
     return found[0]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import lxml.etree
 
 from harvest.sipp.detail_page import date_value, table_records
+from harvest.sipp.document import OTHER_KEY
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.generic import generic_table, parse_tab_page
 from harvest.sipp.html import (
@@ -44,8 +45,6 @@ NO_DATA_MESSAGES = frozenset(
         "tidak ada data",
     }
 )
-#: Key for label rows a parser has no mapping for: ``[{"label", "value"}]``.
-OTHER_ROWS = "lainnya"
 
 TabParser = Callable[[str], Any]
 #: Converts one value cell to its field's value; ``where`` (tab and label) goes into errors.
@@ -165,8 +164,8 @@ def _nested_records(cell: Element) -> list[dict[str, Element]]:
 
 
 def _add_other_row(record: dict[str, Any], label: str, cell: Element) -> None:
-    """Keep a label row no parser maps under :data:`OTHER_ROWS`, so nothing shown is lost."""
-    record.setdefault(OTHER_ROWS, []).append({"label": label, "value": text(cell)})
+    """Keep a label row no parser maps under :data:`OTHER_KEY`, so nothing shown is lost."""
+    record.setdefault(OTHER_KEY, []).append({"label": label, "value": text(cell)})
 
 
 def _text_field(cell: Element, where: str) -> str | None:
@@ -183,7 +182,7 @@ def _label_record(
     """One record from the ``(label, value cell)`` rows of a label/value table.
 
     A row whose ``label_key(label)`` is in ``labels`` gets its cell converted (errors name
-    ``<page> '<label>'``); any other row goes to :data:`OTHER_ROWS`. A later row with the same
+    ``<page> '<label>'``); any other row goes to :data:`OTHER_KEY`. A later row with the same
     key wins, as on the page.
     """
     record: dict[str, Any] = {}
@@ -231,7 +230,7 @@ def _headed_records(doc: Element, slug: str, table_id: str) -> list[dict[str, El
     A row of another width than the header (not a no-data row) comes last as
     ``{"lainnya": [cell texts]}`` with a warning."""
     table = _data_tables(doc, slug, table_id)[0]
-    return [*table_records(table), *({OTHER_ROWS: t} for t in odd_rows(table, f"tab:{slug}"))]
+    return [*table_records(table), *({OTHER_KEY: t} for t in odd_rows(table, f"tab:{slug}"))]
 
 
 def parse_riwayat_perkara(html: str) -> list[dict[str, Any]]:
@@ -246,7 +245,7 @@ def parse_riwayat_perkara(html: str) -> list[dict[str, Any]]:
             "tahapan": _text(_get(rec, "tahapan")),
             "proses": _text(_get(rec, "proses")),
         }
-        if OTHER_ROWS not in rec
+        if OTHER_KEY not in rec
         else rec
         for rec in _headed_records(doc, "riwayat_perkara", "tableinfo")
     ]
@@ -269,7 +268,7 @@ def parse_jadwal_sidang(html: str) -> list[dict[str, Any]]:
     page = "tab:jadwal_sidang"
     out = []
     for rec in _headed_records(doc, "jadwal_sidang", "tableinfo"):
-        if OTHER_ROWS in rec:
+        if OTHER_KEY in rec:
             out.append(rec)
             continue
         agenda = lines(_get(rec, "agenda"))
@@ -325,7 +324,7 @@ def parse_penetapan(html: str) -> dict[str, Any]:
         key = _PENETAPAN_BLOCKS.get((heading or "").lower())
         if key is None:
             warn(page, heading or "", "block")
-            out.setdefault(OTHER_ROWS, []).append(
+            out.setdefault(OTHER_KEY, []).append(
                 {"label": heading or "", "value": generic_table(table)}
             )
             continue
@@ -344,7 +343,7 @@ def parse_penetapan(html: str) -> dict[str, Any]:
                 else:
                     item[name] = _text(cell)
             block.append(item)
-        block.extend({OTHER_ROWS: t} for t in odd_rows(table, page))
+        block.extend({OTHER_KEY: t} for t in odd_rows(table, page))
         out[key] = block
     if not out:
         raise ParseError("tab penetapan: text but no PENETAPAN block in the fragment")
@@ -357,9 +356,9 @@ def parse_saksi(html: str) -> list[str]:
     if _shows_nothing(doc):
         return []
     return [
-        text(rec["nama"]) if OTHER_ROWS not in rec else " ".join(rec[OTHER_ROWS])
+        text(rec["nama"]) if OTHER_KEY not in rec else " ".join(rec[OTHER_KEY])
         for rec in _headed_records(doc, "saksi", "tableinfo")
-        if "nama" in rec or OTHER_ROWS in rec
+        if "nama" in rec or OTHER_KEY in rec
     ]
 
 
@@ -431,7 +430,7 @@ def parse_biaya_perkara(html: str) -> list[dict[str, Any]]:
                 rec = dict(zip((header[0], header[1], header[2], header[6]), tds, strict=True))
             else:
                 warn(page, text(tds[0]), "row")
-                transaksi.append({OTHER_ROWS: [text(td) for td in tds]})
+                transaksi.append({OTHER_KEY: [text(td) for td in tds]})
                 continue
             transaksi.append(
                 {

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from harvest.sipp.detail_page import table_records
+from harvest.sipp.document import OTHER_KEY
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.generic import generic_table
 from harvest.sipp.html import (
@@ -44,9 +45,6 @@ __all__ = [
 
 #: Messages a verdict tab prints instead of data (as in harvest.sipp.tabs).
 _NO_DATA = frozenset({"data tidak ditemukan", "belum ditetapkan", "tidak ada data"})
-#: Key for rows / sections kept without a mapping: ``[{"label", "value"}]`` (rows) or
-#: ``[{"label", "rows"}]`` (sections).
-OTHER = "lainnya"
 
 #: How a value cell becomes a field: ``date`` (ISO or None), ``text`` (None when empty or
 #: ``-``), ``long`` (paragraphs joined by ``\n``), ``lines`` (list of ``<br>`` lines),
@@ -158,7 +156,7 @@ def _convert(kind: Kind, cell: Element) -> Any:
 
 
 def _other(out: dict[str, Any], label: str, value: str) -> None:
-    out.setdefault(OTHER, []).append({"label": label, "value": value})
+    out.setdefault(OTHER_KEY, []).append({"label": label, "value": value})
 
 
 def _field(
@@ -278,7 +276,7 @@ def _keep_section(
 ) -> None:
     """A section no parser maps: its tables' rows as the generic parser gives them."""
     warn(page, heading or "", "block")
-    out.setdefault(OTHER, []).append(
+    out.setdefault(OTHER_KEY, []).append(
         {"label": heading, "rows": [r for t in tables for r in generic_table(t)]}
     )
 
