@@ -33,6 +33,7 @@ from urllib.parse import SplitResult, urljoin, urlsplit
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import deferred_from_coro
 
+from harvest.close_reasons import TLS_ERROR
 from harvest.errors import PageError
 from harvest.meta import META_KEY
 
@@ -61,8 +62,6 @@ logger = logging.getLogger(__name__)
 
 #: ``HARVEST_ALLOWED_HOSTS``: hosts (``name`` or ``name:port``) allowed besides the court's.
 DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = ()
-#: Close reason when the court's own certificate fails verification.
-TLS_CLOSE_REASON = "harvest_tls_error"
 STAT = "harvest/guard/"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _REDIRECT_STATUSES = (301, 302, 303, 307, 308)
@@ -200,7 +199,7 @@ class CourtGuardMiddleware:
         if court is not None and (parts.hostname or "").lower() == court[1]:
             engine = self.crawler.engine
             if engine is not None and engine.running:
-                deferred_from_coro(engine.close_spider_async(reason=TLS_CLOSE_REASON))
+                deferred_from_coro(engine.close_spider_async(reason=TLS_ERROR))
 
     def _inc(self, name: str) -> None:
         if self.crawler.stats is not None:

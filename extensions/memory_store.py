@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
+from harvest.close_reasons import KILLED
 from harvest.identity import SOURCE_TYPE_PREFIX
 
 from .store import (
@@ -179,7 +180,7 @@ class MemoryRequestStore:
         dead = [r["id"] for r in self._d.runs if r["court"] == run.court and r["ended_at"] is None]
         for r in self._d.runs:
             if r["id"] in dead:
-                r.update(ended_at=utc_now(), close_reason="killed")
+                r.update(ended_at=utc_now(), close_reason=KILLED)
         run_id = len(self._d.runs) + 1
         self._d.runs.append(
             {**dataclasses.asdict(run), "id": run_id, "ended_at": None, "close_reason": None}

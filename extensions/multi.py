@@ -34,6 +34,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from harvest.clock import format_utc
+from harvest.close_reasons import FINISHED, PAUSED, SHUTDOWN
 from harvest.meta import META_COURT, META_KEY, META_PARENT, META_RID
 
 from .alerts import CourtAlerts
@@ -106,7 +107,7 @@ class MultiCourtScheduler(HarvestScheduler):
             self._claim(strict=self._max is None)
         except BaseException:
             for lane in self.lanes.values():
-                lane.close("shutdown")
+                lane.close(SHUTDOWN)
             self.lanes.clear()
             self._store = None
             store.close()
@@ -220,7 +221,7 @@ class MultiCourtScheduler(HarvestScheduler):
         until = format_utc(now + delay)
         back = store.requeue(ErrorFilter(court=court, ids=tuple(rids)))
         count = store.pause_court(court, reason=reason, until=until, at=format_utc(now))
-        lane.close("paused")
+        lane.close(PAUSED)
         del self.lanes[court]
         self._owner = {rid: owner for rid, owner in self._owner.items() if owner is not lane}
         self._resuming.discard(court)
@@ -340,7 +341,7 @@ class MultiCourtScheduler(HarvestScheduler):
                 continue
             if self._max is None:
                 continue  # an explicit list: every lane stays open until the crawl closes
-            lane.close("finished")
+            lane.close(FINISHED)
             del self.lanes[court]
             self._owner = {rid: owner for rid, owner in self._owner.items() if owner is not lane}
             self.finished.append(court)

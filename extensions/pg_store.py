@@ -43,6 +43,7 @@ from psycopg.pq import TransactionStatus
 
 from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
+from harvest.close_reasons import KILLED
 from harvest.dburl import is_database_url, redact_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.liveness import holder_state, process_identity
@@ -907,9 +908,9 @@ class PostgresRequestStore:
             dead = [
                 int(r[0])
                 for r in conn.execute(
-                    "UPDATE runs SET ended_at = %s, close_reason = 'killed' "
+                    "UPDATE runs SET ended_at = %s, close_reason = %s "
                     "WHERE court = %s AND ended_at IS NULL RETURNING id",
-                    (at, run.court),
+                    (at, KILLED, run.court),
                 )
             ]
             dead.sort()

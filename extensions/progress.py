@@ -41,15 +41,9 @@ from scrapy.utils.misc import load_object
 from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 
+from harvest.close_reasons import FATAL_CLOSE_REASONS
 from harvest.dburl import redact_url
-from harvest.exit_status import (
-    ADVICE,
-    CHALLENGE_REASON,
-    FATAL_CLOSE_REASONS,
-    CrawlFacts,
-    ExitStatus,
-    decide,
-)
+from harvest.exit_status import ADVICE, CHALLENGE_REASON, CrawlFacts, ExitStatus, decide
 from harvest.settings_error import SettingsError
 from harvest.workspace import STATE_DB, WorkspaceError, resolve_workspace
 

@@ -48,6 +48,7 @@ from scrapy.utils.spider import DefaultSpider
 from twisted.python.failure import Failure
 
 from harvest.clock import utc_now
+from harvest.close_reasons import STATE_ERROR, UNSERIALIZABLE_REQUEST
 from harvest.fatal import close_fatal, fatal_reason
 from harvest.meta import META_GROUP, META_KEY, META_PARENT, META_REFRESH_GENERATION, META_RID
 from harvest.workspace import ITEMS_DB, resolve_workspace
@@ -393,7 +394,7 @@ class HarvestScheduler(BaseScheduler):
         try:
             commit()
         except (StateError, sqlite3.Error) as exc:
-            self._die("harvest_state_error", f"cannot commit the request state: {exc}")
+            self._die(STATE_ERROR, f"cannot commit the request state: {exc}")
 
     def close(self, reason: str) -> None:
         if self._store is None:
@@ -468,7 +469,7 @@ class HarvestScheduler(BaseScheduler):
         try:
             return self.store.has_pending(self.court)
         except (StateError, sqlite3.Error) as exc:
-            self._die("harvest_state_error", f"cannot read the request state: {exc}")
+            self._die(STATE_ERROR, f"cannot read the request state: {exc}")
             return False
 
     def _engine_idle(self) -> bool:
@@ -494,7 +495,7 @@ class HarvestScheduler(BaseScheduler):
         try:
             pending = self.store.count(court=self.court, status=Status.PENDING)
         except (StateError, sqlite3.Error) as exc:
-            self._die("harvest_state_error", f"cannot read the request state: {exc}")
+            self._die(STATE_ERROR, f"cannot read the request state: {exc}")
             pending = 0
         return pending + len(self._redirected)
 
@@ -509,10 +510,10 @@ class HarvestScheduler(BaseScheduler):
                 accepted = self._add(request)
         except UnserializableRequest as exc:
             self._inc("unserializable")
-            self._die("harvest_unserializable_request", str(exc))
+            self._die(UNSERIALIZABLE_REQUEST, str(exc))
             return False
         except (StateError, sqlite3.Error) as exc:
-            self._die("harvest_state_error", f"cannot record {request!r}: {exc}")
+            self._die(STATE_ERROR, f"cannot record {request!r}: {exc}")
             return False
         if parent is not None:
             self._settle(parent)
@@ -524,7 +525,7 @@ class HarvestScheduler(BaseScheduler):
         try:
             return self._next_request()
         except (StateError, sqlite3.Error) as exc:
-            self._die("harvest_state_error", f"cannot claim the next request: {exc}")
+            self._die(STATE_ERROR, f"cannot claim the next request: {exc}")
             return None
 
     def _next_request(self) -> Request | None:
@@ -739,7 +740,7 @@ class HarvestScheduler(BaseScheduler):
                 scrub(detail, keep_spacing=True),
             )
         except (StateError, sqlite3.Error) as exc:
-            self._die("harvest_state_error", f"cannot record a {event} notice: {exc}")
+            self._die(STATE_ERROR, f"cannot record a {event} notice: {exc}")
         self._inc(f"notice/{event}")
 
     def fail(self, request: Request, reason: str, *, http_status: int | None = None) -> None:
@@ -826,7 +827,7 @@ class HarvestScheduler(BaseScheduler):
                 warnings=flight.warnings if ok else (),
             )
         except (StateError, sqlite3.Error) as exc:
-            self._die("harvest_state_error", f"cannot record the outcome of row {rid}: {exc}")
+            self._die(STATE_ERROR, f"cannot record the outcome of row {rid}: {exc}")
             return
         finally:
             self._release_group(rid, flight.group)
@@ -854,7 +855,7 @@ class HarvestScheduler(BaseScheduler):
             try:
                 done = self.store.close_group_if_done(self.court, group)
             except (StateError, sqlite3.Error) as exc:
-                self._die("harvest_state_error", f"cannot record the end of case {group}: {exc}")
+                self._die(STATE_ERROR, f"cannot record the end of case {group}: {exc}")
                 return
             if done:
                 del self._open[group]
@@ -893,7 +894,7 @@ class HarvestScheduler(BaseScheduler):
 
     def state_failed(self, doing: str, exc: BaseException) -> None:
         """A companion (the URL log) could not ``doing`` in the request state: close the crawl."""
-        self._die("harvest_state_error", f"cannot {doing}: {exc}")
+        self._die(STATE_ERROR, f"cannot {doing}: {exc}")
 
     def _die(self, reason: str, message: str) -> None:
         if "disk is full" in message:
@@ -906,7 +907,7 @@ class HarvestScheduler(BaseScheduler):
                 f"; another process holds a lock on the request state {self._where()}: end it "
                 "(fuser names it) and run the crawl again (nothing is lost)"
             )
-        if reason == "harvest_state_error":
+        if reason == STATE_ERROR:
             self._state_broken = True
         self._fatal = True
         close_fatal(self.crawler, reason, message, log=logger)

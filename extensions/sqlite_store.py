@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
+from harvest.close_reasons import KILLED
 from harvest.holder_lock import HolderLock, LockHeld
 from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.workspace import private_file, secure_sqlite_files
@@ -731,8 +732,8 @@ class SqliteRequestStore:
             ]
             for rid in dead:
                 conn.execute(
-                    "UPDATE runs SET ended_at = ?, close_reason = 'killed' WHERE id = ?",
-                    (at, rid),
+                    "UPDATE runs SET ended_at = ?, close_reason = ? WHERE id = ?",
+                    (at, KILLED, rid),
                 )
             cur = conn.execute(
                 "INSERT INTO runs (court, spider, pid, host, job, started_at) "

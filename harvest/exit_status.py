@@ -16,6 +16,7 @@ code      meaning
 ========  ===================================================================================
 
 Pure: the crawl command gathers the facts (:class:`CrawlFacts`), :func:`decide` names the code.
+The close reasons it reads are spelt in :mod:`harvest.close_reasons`.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from harvest.close_reasons import FINISHED
+
 __all__ = [
-    "BAD_LISTING",
     "CHALLENGE_REASON",
-    "FATAL_CLOSE_REASONS",
     "CrawlFacts",
     "ExitStatus",
     "decide",
@@ -35,21 +36,6 @@ __all__ = [
 #: How the reason of a request failed by a JavaScript challenge with the browser off begins
 #: (``harvest.clearance.OFF_REASON``).
 CHALLENGE_REASON = "court behind a JavaScript challenge"
-#: Close reason when ``-a listing`` is not in the court's menu.
-BAD_LISTING = "harvest_bad_listing"
-#: Close reasons meaning the crawl refused to go on (exit 1): a bad ``-a listing``, and the
-#: fatal closes of the state and item stores and of the page archive (a full disk, a locked or
-#: unreachable state, a request that cannot be stored, a court whose TLS certificate fails).
-FATAL_CLOSE_REASONS = frozenset(
-    {
-        BAD_LISTING,
-        "item_store_error",
-        "harvest_state_error",
-        "harvest_archive_error",
-        "harvest_unserializable_request",
-        "harvest_tls_error",
-    }
-)
 
 
 class ExitStatus(enum.IntEnum):
@@ -97,7 +83,7 @@ def decide(facts: CrawlFacts) -> ExitStatus:
         return ExitStatus.REFUSED
     if facts.challenged_with_browser_off and facts.failed:
         return ExitStatus.CHALLENGE
-    if facts.waiting and facts.close_reason != "finished":
+    if facts.waiting and facts.close_reason != FINISHED:
         return ExitStatus.STOPPED
     if facts.failed:
         return ExitStatus.FAILED_LEFT

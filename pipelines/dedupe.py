@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Self
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem, NotConfigured
 
+from harvest.close_reasons import ITEM_STORE_ERROR
 from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.fatal import close_fatal
 from harvest.workspace import (
@@ -160,7 +161,7 @@ class DedupePipeline:
             # DEBUG; no request is marked done without its data
             close_fatal(
                 self._crawler,
-                "item_store_error",
+                ITEM_STORE_ERROR,
                 f"Cannot store part {part!r} of case {number!r} ({court}): {exc}",
                 log=logger,
             )

@@ -52,6 +52,7 @@ from harvest.archive.store import (
     IndexEntry,
     new_run_name,
 )
+from harvest.close_reasons import ARCHIVE_ERROR
 from harvest.errors import AnswerNotKept
 from harvest.fatal import close_fatal
 from harvest.meta import (
@@ -77,7 +78,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.settings import BaseSettings
 
-__all__ = ["ARCHIVE_ERROR", "ArchiveMiddleware", "archive_enabled", "disk_full"]
+__all__ = ["ArchiveMiddleware", "archive_enabled", "disk_full"]
 
 logger = logging.getLogger(__name__)
 
@@ -87,8 +88,6 @@ DEFAULT_ARCHIVE = True
 DEFAULT_WRITER = "thread"
 WRITERS = ("thread", "process")
 STAT_PREFIX = "harvest/archive"
-#: The close reason of a crawl whose page archive failed (``harvest.exit_status``).
-ARCHIVE_ERROR = "harvest_archive_error"
 
 
 def archive_enabled(settings: BaseSettings) -> bool:

@@ -5,9 +5,9 @@ Scrapy exits 0 whenever the crawl started. This command exits with the code of
 fatal error, 3 failed requests left, 4 blocked by a JavaScript challenge with the browser off,
 5 stopped with requests still waiting (also a stop forced by a second signal or overdue past
 ``HARVEST_STOP_TIMEOUT``: :mod:`extensions.stopping`). A bad spider argument is one line on
-stderr (no traceback) and exit 1; a fatal close (:data:`FATAL_CLOSE_REASONS`: the request
-state or the item store failed, e.g. a full disk) adds one line saying what to do. The summary
-itself is logged by :class:`extensions.progress.ProgressReporter`.
+stderr (no traceback) and exit 1; a fatal close (:data:`harvest.close_reasons.FATAL_ADVICE`: the
+request state or the item store failed, e.g. a full disk) adds one line saying what to do. The
+summary itself is logged by :class:`extensions.progress.ProgressReporter`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from extensions import expected_failures
 from extensions.progress import exit_status_of
 from extensions.stopping import StopGuard, stop_timeout
 from extensions.store import StateError
-from harvest.exit_status import FATAL_CLOSE_REASONS, ExitStatus
+from harvest.close_reasons import FATAL_ADVICE
+from harvest.exit_status import ExitStatus
 from harvest.settings_error import SettingsError
 from harvest.spider_args import SpiderArgumentError
 from harvest.workspace import WorkspaceError
@@ -36,24 +37,12 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from twisted.python.failure import Failure
 
-__all__ = ["FATAL_CLOSE_REASONS", "Command"]
+__all__ = ["Command"]
 
 logger = logging.getLogger(__name__)
 
 #: Why a crawl refuses to start, each with a message that says the fix (exit status 1).
 REFUSALS = (WorkspaceError, SettingsError, StateError)
-
-#: What to do after each fatal close reason.
-FATAL_ADVICE = {
-    "item_store_error": "the item store could not be written (see the ERROR lines above: "
-    "a full disk, a damaged items.sqlite)",
-    "harvest_state_error": "the request state could not be written (see the ERROR lines above: "
-    "a full disk, a damaged or locked state.sqlite, a database outage)",
-    "harvest_archive_error": "the page archive could not be written (see the ERROR line above: "
-    "a full disk under archive/); free space there",
-    "harvest_unserializable_request": "a request could not be stored in the request state",
-    "harvest_tls_error": "the court's TLS certificate failed verification",
-}
 
 
 class Command(ScrapyCrawlCommand):

@@ -23,11 +23,11 @@ from extensions.store import StateError
 from harvest import identity
 from harvest.archive.followups import menus_not_followed
 from harvest.clock import utc_now
+from harvest.close_reasons import BAD_LISTING
 from harvest.court_check import CRAWLED, check_courts, recheck_after, stale
 from harvest.courts import REGISTERED, CourtEntry, read_courts
 from harvest.dburl import DATABASE_URL_ENV, database_url
 from harvest.errors import PageError
-from harvest.exit_status import BAD_LISTING
 from harvest.items import CasePart, RowProblem
 from harvest.meta import (
     META_CASE,

@@ -1,4 +1,5 @@
-"""A fatal close is said once (harvest/fatal.py) and a full archive is recognised through the
+"""A fatal close is said once (harvest/fatal.py), its reasons are spelt once
+(harvest/close_reasons.py), and a full archive is recognised through the
 writer process's pickled errors (harvest/archive/middleware.py), without a crawl."""
 
 from __future__ import annotations
@@ -10,9 +11,18 @@ import pytest
 from scrapy import Spider
 from scrapy.utils.test import get_crawler
 
-from harvest.archive.middleware import ARCHIVE_ERROR, disk_full
+from harvest.archive.middleware import disk_full
 from harvest.archive.store import ArchiveError
-from harvest.exit_status import FATAL_CLOSE_REASONS
+from harvest.close_reasons import (
+    ARCHIVE_ERROR,
+    BAD_LISTING,
+    FATAL_ADVICE,
+    FATAL_CLOSE_REASONS,
+    FINISHED,
+    KILLED,
+    PAUSED,
+    SHUTDOWN,
+)
 from harvest.fatal import close_fatal, fatal_reason
 
 
@@ -54,3 +64,23 @@ def test_a_full_disk_is_recognised_by_errno_or_by_the_text_of_a_pickled_error() 
 def test_a_failed_archive_is_a_fatal_close_reason() -> None:
     assert ARCHIVE_ERROR == "harvest_archive_error"
     assert ARCHIVE_ERROR in FATAL_CLOSE_REASONS
+
+
+def test_the_close_reasons_are_the_values_the_runs_table_and_the_docs_show() -> None:
+    assert (FINISHED, SHUTDOWN, PAUSED, KILLED, BAD_LISTING) == (
+        "finished",
+        "shutdown",
+        "paused",
+        "killed",
+        "harvest_bad_listing",
+    )
+    assert sorted(FATAL_CLOSE_REASONS) == [
+        "harvest_archive_error",
+        "harvest_bad_listing",
+        "harvest_state_error",
+        "harvest_tls_error",
+        "harvest_unserializable_request",
+        "item_store_error",
+    ]
+    # every fatal close of a store says what to do; a bad -a listing says it itself
+    assert sorted(FATAL_ADVICE) == sorted(FATAL_CLOSE_REASONS - {BAD_LISTING})
