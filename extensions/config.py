@@ -19,9 +19,10 @@ setting                         type     default / meaning
                                          the request state on PostgreSQL
                                          (:mod:`extensions.pg_store`, docs/postgres.md);
                                          the setting, else the environment variable
-``HARVEST_LEASE_TTL``           float    ``60.0`` seconds a court lease (PostgreSQL) lives
-                                         without a heartbeat; the setting, else the
-                                         environment variable
+``HARVEST_LEASE_TTL``           float    :data:`extensions.store.DEFAULT_LEASE_TTL` seconds
+                                         a court lease (PostgreSQL) lives without a
+                                         heartbeat; the setting, else the environment
+                                         variable
 ==============================  =======  ===============================================
 """
 
@@ -35,6 +36,8 @@ from scrapy.utils.misc import load_object
 
 from harvest.settings_error import SettingsError
 from harvest.workspace import STATE_DB, WORKSPACE_ENV, ensure_workspace, resolve_workspace
+
+from .store import DEFAULT_LEASE_TTL
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,7 +59,6 @@ DEFAULT_COURT_CONCURRENCY = 8
 DATABASE_URL_ENV = "HARVEST_DATABASE_URL"
 LEASE_TTL_ENV = "HARVEST_LEASE_TTL"
 PG_STORE = "extensions.pg_store.PostgresRequestStore"
-DEFAULT_LEASE_TTL = 60.0
 _SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA")
 _COMMIT = ("turn", "each")
 

@@ -14,8 +14,9 @@ Differences that come from sharing one database between machines:
   two workers claiming at once never take the same row and never wait on each other.
 * The per-court crawl lock is a **lease** (table ``court_leases``): a row naming the holder
   (token, pid, host, job, run) and ``expires_at``, kept alive by a heartbeat thread of the store
-  every ``lease_ttl / 3`` seconds (``HARVEST_LEASE_TTL``, default 60). A holder that stops
-  heartbeating (killed, machine lost, network cut) loses the court once ``expires_at`` passes;
+  every ``lease_ttl / 3`` seconds (``HARVEST_LEASE_TTL``, default
+  :data:`extensions.store.DEFAULT_LEASE_TTL`). A holder that stops heartbeating (killed, machine
+  lost, network cut) loses the court once ``expires_at`` passes;
   the next :meth:`~PostgresRequestStore.acquire_crawl_lock` takes it over and sends the court's
   ``inflight`` rows back to ``pending`` (event ``released``, plus a ``lease_takeover`` event).
   Lease times are the database server's clock, so the machines' clocks need not agree.
@@ -53,6 +54,7 @@ from .state_counts import ensure_postgres, fold_postgres
 from .store import (
     COURT_ACCESS_COLUMNS,
     COURT_COLUMNS,
+    DEFAULT_LEASE_TTL,
     NOTICES,
     REQUEST_FORMAT,
     Claimed,
@@ -80,7 +82,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = [
-    "DEFAULT_LEASE_TTL",
     "SCHEMA",
     "SCHEMA_VERSION",
     "LeaseLost",
@@ -93,8 +94,6 @@ logger = logging.getLogger(__name__)
 
 #: The schema this code writes (same number as the SQLite store's ``user_version``).
 SCHEMA_VERSION: Final = 3
-#: Seconds a court lease lives without a heartbeat (``HARVEST_LEASE_TTL``).
-DEFAULT_LEASE_TTL: Final = 60.0
 #: Advisory lock key taken while the schema is created (two workers starting at once).
 _SCHEMA_LOCK: Final = 0x68617276  # "harv"
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COURT_ACCESS_COLUMNS",
     "COURT_COLUMNS",
+    "DEFAULT_LEASE_TTL",
     "KINDS",
     "NOTICES",
     "REQUEST_FORMAT",
@@ -78,6 +79,10 @@ class StateError(RuntimeError):
 #: another format, or one that does not unpickle, is rebuilt from its row (kind, key, url) by
 #: the spider's ``request_from_row`` (docs/scheduler.md, "Upgrades").
 REQUEST_FORMAT: Final = 1
+
+#: Seconds a court lease (the crawl lock of a shared database, :mod:`extensions.pg_store`) lives
+#: without a heartbeat; ``HARVEST_LEASE_TTL`` (:mod:`extensions.config`) sets another.
+DEFAULT_LEASE_TTL: Final = 60.0
 
 
 class CrawlLocked(StateError):

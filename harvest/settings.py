@@ -92,12 +92,11 @@ RETRY_GIVE_UP_LOG_LEVEL = "DEBUG"
 
 # --- refresh of a harvested court (harvest/refresh/, docs/refresh.md) ----------------------
 # -a refresh=due|all starts a new generation of a finished court. The due policy's day (empty:
-# the current UTC date; tests and benchmarks pin it to the replica's day) and the back-off's
-# bounds in days (an open case is looked at again after clamp(quiet days, MIN, MAX)).
+# the current UTC date; tests and benchmarks pin it to the replica's day). The back-off's bounds
+# in days (an open case is looked at again after clamp(quiet days, MIN, MAX)),
+# HARVEST_REFRESH_MIN_DAYS, HARVEST_REFRESH_MAX_DAYS and HARVEST_REFRESH_STEP_DAYS, default to
+# harvest/refresh/policy.py's DEFAULT_MIN_DAYS, DEFAULT_MAX_DAYS and DEFAULT_STEP_DAYS.
 HARVEST_REFRESH_TODAY = ""
-HARVEST_REFRESH_MIN_DAYS = 1
-HARVEST_REFRESH_MAX_DAYS = 30
-HARVEST_REFRESH_STEP_DAYS = 7
 
 # --- scheduler and outcome tracking (extensions/) ------------------------------------------
 # Request state in <HARVEST_WORKSPACE>/state.sqlite (docs/scheduler.md). Settings, defaults in

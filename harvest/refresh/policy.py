@@ -47,6 +47,9 @@ __all__ = [
     "pending_steps",
 ]
 
+#: The back-off's bounds in days (``HARVEST_REFRESH_MIN_DAYS``, ``HARVEST_REFRESH_MAX_DAYS``,
+#: read by :class:`harvest.refresh.planner.RefreshConfig`; harvest/settings.py has no line for
+#: them): an open case is due again ``clamp(quiet days, MIN, MAX)`` days after its last fetch.
 DEFAULT_MIN_DAYS = 1
 DEFAULT_MAX_DAYS = 30
 #: The longest back-off of a case whose documents show a step still to come (a closed case's
