@@ -85,7 +85,8 @@ class SchedulerConfig:
 
     def __post_init__(self) -> None:
         if self.database_url:
-            from harvest.dburl import is_database_url, redact_url
+            from harvest.dburl import is_database_url
+            from harvest.scrubbing import redact_url
 
             if not is_database_url(self.database_url):
                 raise SettingsError(

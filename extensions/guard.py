@@ -36,9 +36,9 @@ from scrapy.utils.defer import deferred_from_coro
 from harvest.close_reasons import TLS_ERROR
 from harvest.errors import PageError
 from harvest.meta import META_KEY
+from harvest.scrubbing import strip_userinfo
 
 from .outcome import harvest_scheduler
-from .reasons import strip_userinfo
 
 if TYPE_CHECKING:
     from typing import Self

@@ -45,10 +45,11 @@ from psycopg.pq import TransactionStatus
 from harvest.canonical import ITEM_SCHEMA_VERSION
 from harvest.clock import utc_now
 from harvest.close_reasons import KILLED
-from harvest.dburl import is_database_url, redact_url, url_password
+from harvest.dburl import is_database_url, url_password
 from harvest.identity import SOURCE_TYPE_PREFIX
 from harvest.liveness import holder_state, process_identity
 from harvest.postgres import connect, drop_lease, hold_lease, prepare_schema
+from harvest.scrubbing import hide, redact_url
 
 from .state_counts import ensure_postgres, fold_postgres
 from .store import (
@@ -87,7 +88,6 @@ __all__ = [
     "LeaseLost",
     "PostgresRequestStore",
     "is_database_url",
-    "redact_url",
 ]
 
 logger = logging.getLogger(__name__)
@@ -439,10 +439,7 @@ class PostgresRequestStore:
     # --- errors and transactions ----------------------------------------------------------------
 
     def _hide(self, text: str) -> str:
-        text = text.replace(self._url, self.path)
-        if self._secret:
-            text = text.replace(self._secret, "***")
-        return text
+        return hide(text.replace(self._url, self.path), self._secret)
 
     def _db_error(self, exc: psycopg.Error, doing: str) -> StateError:
         return StateError(
@@ -1604,9 +1601,7 @@ def _prepare(
             "them), then run again"
         ) from None
     except psycopg.Error as exc:
-        text = str(exc).strip()
-        if secret:
-            text = text.replace(secret, "***")
+        text = hide(str(exc).strip(), secret)
         raise StateError(
             f"cannot use request state {where}: {text}; the database is damaged or holds "
             "tables that are not a harvest state. Nothing was changed. Give HARVEST_DATABASE_URL "

@@ -42,8 +42,8 @@ from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 
 from harvest.close_reasons import FATAL_CLOSE_REASONS
-from harvest.dburl import redact_url
 from harvest.exit_status import ADVICE, CHALLENGE_REASON, CrawlFacts, ExitStatus, decide
+from harvest.scrubbing import redact_url
 from harvest.settings_error import SettingsError
 from harvest.workspace import STATE_DB, WorkspaceError, resolve_workspace
 

@@ -1,27 +1,21 @@
 """Short, secret-free reason texts for a request's ``last_error`` and the URL log.
 
 A reason never carries credentials: ``user:password@`` in any URL is cut out, as are
-``Proxy-Authorization``/``Authorization`` values and ``token=``-like query parameters.
+``Proxy-Authorization``/``Authorization`` values and ``token=``-like query parameters
+(:func:`harvest.scrubbing.scrub_credentials`).
 """
 
 from __future__ import annotations
 
-import re
-
 from scrapy.exceptions import IgnoreRequest
 
 from harvest.errors import PageError
+from harvest.scrubbing import scrub_credentials
 
-__all__ = ["MAX_REASON", "reason_for_exception", "reason_for_status", "scrub", "strip_userinfo"]
+__all__ = ["MAX_REASON", "reason_for_exception", "reason_for_status", "scrub"]
 
 #: Longest reason stored (characters); longer texts are cut with an ellipsis.
 MAX_REASON = 500
-
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
-_AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization)(['\"]?\s*[:=]\s*)\S+(\s+\S+)?")
-_SECRET_PARAM = re.compile(
-    r"(?i)\b(token|access_token|api_key|apikey|password|passwd|secret)=([^&\s'\"]+)"
-)
 
 
 def scrub(text: str, *, keep_spacing: bool = False) -> str:
@@ -30,9 +24,7 @@ def scrub(text: str, *, keep_spacing: bool = False) -> str:
     Runs of whitespace become one space, unless ``keep_spacing`` (a notice about numbers that
     differ only in whitespace): then only line breaks and tabs are escaped (``\\n``, ``\\t``).
     """
-    text = _USERINFO.sub(r"\1", text)
-    text = _AUTH_HEADER.sub(r"\1\2***", text)
-    text = _SECRET_PARAM.sub(r"\1=***", text)
+    text = scrub_credentials(text)
     if keep_spacing:
         text = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
     else:
@@ -40,11 +32,6 @@ def scrub(text: str, *, keep_spacing: bool = False) -> str:
     if len(text) > MAX_REASON:
         text = text[: MAX_REASON - 1] + "…"
     return text
-
-
-def strip_userinfo(url: str) -> str:
-    """``url`` without ``user:password@`` (URLs are stored and logged only this way)."""
-    return _USERINFO.sub(r"\1", url) if "@" in url else url
 
 
 def reason_for_status(status: int) -> str:

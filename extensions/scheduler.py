@@ -51,10 +51,11 @@ from harvest.clock import utc_now
 from harvest.close_reasons import STATE_ERROR, UNSERIALIZABLE_REQUEST
 from harvest.fatal import close_fatal, fatal_reason
 from harvest.meta import META_GROUP, META_KEY, META_PARENT, META_REFRESH_GENERATION, META_RID
+from harvest.scrubbing import strip_userinfo
 from harvest.workspace import ITEMS_DB, resolve_workspace
 
 from .config import SchedulerConfig
-from .reasons import reason_for_exception, scrub, strip_userinfo
+from .reasons import reason_for_exception, scrub
 from .serialization import UnserializableRequest, dumps_request, loads_request
 from .stop_bound import engine_closing, stop_timeout
 from .store import (

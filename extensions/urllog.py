@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 from scrapy.exceptions import NotConfigured
 
 from harvest.meta import META_RID, META_SENT_AT
+from harvest.scrubbing import strip_userinfo
 
 from .config import SchedulerConfig
 from .outcome import _require_harvest_scheduler, harvest_scheduler
-from .reasons import strip_userinfo
 from .store import Exchange, StateError
 
 if TYPE_CHECKING:

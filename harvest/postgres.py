@@ -15,7 +15,8 @@ from typing import Any, Final
 import psycopg
 from psycopg import sql
 
-from harvest.dburl import redact_url, scrub
+from harvest.dburl import scrub
+from harvest.scrubbing import redact_url
 
 __all__ = [
     "CONNECT_TIMEOUT",

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from harvest.identity import IdentityError, court_id_from_url, validate_court_id
+from harvest.scrubbing import mask_userinfo
 from harvest.sipp.detail_page import TAB_DIV_SLUGS
 
 ALL_CASES = "all"
@@ -126,18 +126,9 @@ def _unknown_name(name: str) -> str:
     return f"unknown spider argument -a {name}: the sipp spider takes {names}"
 
 
-#: The userinfo of a URL (``user:password@``), shown as ``***@`` in any message.
-_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)?[^/?#@]*@")
-
-
-def shown_url(value: str) -> str:
-    """``value`` as a message may show it: any ``user:password@`` part replaced by ``***@``."""
-    return _USERINFO.sub(lambda m: (m.group(1) or "") + "***@", value.strip(), count=1)
-
-
 def _normalise_base_url(value: str) -> str:
     url = value.strip()
-    shown = shown_url(url)
+    shown = mask_userinfo(url)
     example = "e.g. https://sipp.pn-jakartapusat.go.id/ or https://pn-sleman.go.id/sipp/"
     try:
         parts = urlsplit(url)

@@ -42,6 +42,7 @@ from warcio.warcwriter import WARCWriter
 
 from harvest.archive.encoder import RecordIds, encode_record, http_block, make_record_id
 from harvest.clock import format_utc
+from harvest.scrubbing import REDACTED_HEADER, SECRET_HEADERS
 from harvest.workspace import ensure_workspace, open_private, secure_sqlite_files
 
 __all__ = [
@@ -67,9 +68,6 @@ INDEX_DB = "index.sqlite"
 #: ``HARVEST_ARCHIVE_MAX_FILE_BYTES``: a file is closed and a new one started past this size.
 DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
 WARC_SUFFIX = ".warc.gz"
-#: Header values replaced by this text (request and response side).
-REDACTED = "REDACTED"
-_REDACT = frozenset({"cookie", "set-cookie", "authorization", "proxy-authorization"})
 #: The payload is stored as the spider parsed it (decoded): these no longer describe it.
 _DROP = frozenset({"content-encoding", "transfer-encoding", "content-length"})
 #: ``WARC-Type: metadata`` content type of an entry's context.
@@ -196,7 +194,7 @@ def _redact(headers: Sequence[tuple[str, str]], *, drop: frozenset[str]) -> list
         low = name.lower()
         if low in drop:
             continue
-        out.append((name, REDACTED if low in _REDACT else value))
+        out.append((name, REDACTED_HEADER if low in SECRET_HEADERS else value))
     return out
 
 

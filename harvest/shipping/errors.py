@@ -6,7 +6,8 @@ import enum
 import logging
 import re
 from typing import ClassVar
-from urllib.parse import quote
+
+from harvest.scrubbing import TOKEN_MASK, token_pattern
 
 __all__ = [
     "SHIPPED_OUTCOMES",
@@ -132,16 +133,12 @@ class Scrubber(logging.Filter):
             self.forms = ()
             self._pattern = None
             return
-        forms = {secret, quote(secret, safe=""), quote(secret), quote(secret, safe="").lower()}
-        self.forms = tuple(sorted(forms, key=len, reverse=True))
-        self._pattern = re.compile(
-            "(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, self.forms)) + ")(?![A-Za-z0-9])"
-        )
+        self.forms, self._pattern = token_pattern(secret)
 
     def __call__(self, text: str) -> str:
         if self._pattern is None:
             return text
-        return self._pattern.sub("<token>", text)
+        return self._pattern.sub(TOKEN_MASK, text)
 
     def clip(self, text: str | None) -> str | None:
         """``text`` scrubbed and cut to at most :data:`MAX_ERROR_CHARS` characters."""

@@ -12,7 +12,6 @@ import pytest
 
 from harvest.archive.reparse import CourtBeingCrawled, reparse
 from harvest.archive.store import (
-    REDACTED,
     ArchiveIndex,
     ArchiveWriter,
     CorruptRecord,
@@ -23,6 +22,7 @@ from harvest.archive.store import (
     status,
 )
 from harvest.holder_lock import HolderLock
+from harvest.scrubbing import REDACTED_HEADER
 from tests.archive.support import exchange, read_all, warcio
 from tests.support.harvest_run import scrapy_command
 
@@ -61,9 +61,9 @@ def test_an_entry_reads_back_with_its_context_and_redacted_headers(root: Path) -
     # no cookie or credential reaches the file; the body is stored decoded, so no encoding
     for secret in ("secret-session-1", "secret-session-2", "c2VjcmV0", "Content-Encoding"):
         assert secret not in raw
-    assert f"Cookie: {REDACTED}" in raw
-    assert f"Set-Cookie: {REDACTED}" in raw
-    assert f"Authorization: {REDACTED}" in raw
+    assert f"Cookie: {REDACTED_HEADER}" in raw
+    assert f"Set-Cookie: {REDACTED_HEADER}" in raw
+    assert f"Authorization: {REDACTED_HEADER}" in raw
     assert "GET /show_detil/tok1?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8000" in raw
     assert "WARC-Target-URI: http://127.0.0.1:8000/show_detil/tok1?x=1" in raw
     assert "WARC-Date: 2026-09-21T14:13:21.250000Z" in raw

@@ -21,8 +21,8 @@ import pytest
 from scrapy.utils.request import RequestFingerprinter
 
 from extensions.config import SchedulerConfig
-from extensions.pg_store import redact_url
 from extensions.scheduler import HarvestScheduler
+from harvest.scrubbing import redact_url
 from reference.sipp_site.court import TODAY
 from reference.sipp_site.testing import running_replica
 from tests.refresh.test_scheduler_generations import RefreshSpider, fetch_all, list_page

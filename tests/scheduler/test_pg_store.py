@@ -21,8 +21,9 @@ import pytest
 from scrapy.settings import Settings
 
 from extensions.config import SchedulerConfig
-from extensions.pg_store import LeaseLost, PostgresRequestStore, redact_url
+from extensions.pg_store import LeaseLost, PostgresRequestStore
 from extensions.store import NOTICES, CrawlLocked, RunInfo, StateError, Status
+from harvest.scrubbing import redact_url
 from harvest.settings_error import SettingsError
 from reference.sipp_site.testing import running_replica
 from tests.hardening.test_stores import N1, N2, _fill, _items
