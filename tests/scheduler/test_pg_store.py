@@ -25,7 +25,6 @@ from extensions.pg_store import LeaseLost, PostgresRequestStore, redact_url
 from extensions.store import NOTICES, CrawlLocked, RunInfo, StateError, Status
 from harvest.settings_error import SettingsError
 from reference.sipp_site.testing import running_replica
-from tests.scheduler.test_store import events_of, new
 from tests.support.harvest_run import (
     crawl,
     exported,
@@ -37,6 +36,7 @@ from tests.support.harvest_run import (
 from tests.support.missing_parts import N1, N2, fill_requests, store_two_parts
 from tests.support.net import refused_port
 from tests.support.paths import REPO, SCRAPY
+from tests.support.store import events_of, new
 
 RUN = RunInfo(court="c1", spider="sipp", pid=os.getpid(), host="h1", job="job-7", started_at="t0")
 OTHER = RunInfo(court="c1", spider="sipp", pid=4242, host="h2", job="job-9", started_at="t1")
@@ -211,7 +211,7 @@ def test_a_killed_holder_loses_its_court_after_the_ttl(url: str, opened) -> None
         "import os, time\n"
         "from extensions.pg_store import PostgresRequestStore\n"
         "from extensions.store import RunInfo\n"
-        "from tests.scheduler.test_store import new\n"
+        "from tests.support.store import new\n"
         f"s = PostgresRequestStore.open({url!r}, lease_ttl=1.5, heartbeat_interval=0.3)\n"
         "run = RunInfo('c1', 'sipp', os.getpid(), 'h-dead', 'job-dead', 't')\n"
         "s.acquire_crawl_lock(run)\n"
