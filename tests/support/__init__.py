@@ -12,8 +12,10 @@ left out of the item), ``archive`` (archive exchanges and warcio as the oracle),
 browser for the clearance middleware), ``gatecrawl`` (a crawl behind the replica's gate, run as
 ``python -m tests.support.gatecrawl``), ``minisite`` / ``minispider`` (the scheduler's tiny site
 and spider), ``missing_parts`` (requests whose parts the item store lacks), ``previous_release``
-(the previous release's tree), ``scrapyd`` (scrapyd's API, the egg, a host interpreter).
+(the previous release's tree), ``scrapyd`` (scrapyd's API, the egg, a host interpreter),
+``store`` (a run, a new request, a row's events in any request store), ``parts_spider`` /
+``warn_spider`` (spiders the pipeline and parse-warning tests run).
 
-A test module never imports a private (``_x``) name of another module, nor a helper from a
-module in another test directory: what more than one directory needs is here.
+A test module imports helpers from here only, never from another test module, and no private
+(``_x``) name of another module; a module a test runs (a spider, a crawl script) lives here too.
 """
