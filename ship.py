@@ -9,7 +9,8 @@ latest *final* line says the server has that ``content_hash``.
 
 This file is only the entry point: the work is done by the Scrapy-free package
 :mod:`harvest.shipping` (one module per concern; the same command is installed as
-``harvest-ship``). The names below are re-exported for the callers of ``import ship``.
+``harvest-ship``). Code that needs the shipper's parts (tests, benchmarks) imports them from
+``harvest.shipping.*``; this file exports :func:`main` alone.
 Options, exit codes and the ship-log format: docs/shipping.md.
 """
 
@@ -21,74 +22,9 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script from anywhere: the checkout is the import root
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harvest.shipping.cli import build_parser, main, workspace_of
-from harvest.shipping.documents import document_problems, encode, idempotency_key
-from harvest.shipping.endpoints import EndpointPool, parse_endpoints
-from harvest.shipping.errors import (
-    AuthError,
-    BreakerOpen,
-    ConfigError,
-    EndpointUnusable,
-    ExitStatus,
-    Outcome,
-    RetryAfterTooLong,
-    ShipError,
-    ShipLogError,
-    WorkspaceLocked,
-)
-from harvest.shipping.policy import RetryPolicy, classify, parse_retry_after
-from harvest.shipping.progress import Progress, Summary
-from harvest.shipping.run import Plan, plan, ship
-from harvest.shipping.shiplog import (
-    ShipLog,
-    ShipLogState,
-    ShippedIndex,
-    WorkspaceLock,
-    compact_log,
-    read_ship_log,
-    repair_tail,
-)
-from harvest.shipping.transport import Answer, RequestsTransport, Transport, TransportError
+from harvest.shipping.cli import main
 
-__all__ = [
-    "Answer",
-    "AuthError",
-    "BreakerOpen",
-    "ConfigError",
-    "EndpointPool",
-    "EndpointUnusable",
-    "ExitStatus",
-    "Outcome",
-    "Plan",
-    "Progress",
-    "RequestsTransport",
-    "RetryAfterTooLong",
-    "RetryPolicy",
-    "ShipError",
-    "ShipLog",
-    "ShipLogError",
-    "ShipLogState",
-    "ShippedIndex",
-    "Summary",
-    "Transport",
-    "TransportError",
-    "WorkspaceLock",
-    "WorkspaceLocked",
-    "build_parser",
-    "classify",
-    "compact_log",
-    "document_problems",
-    "encode",
-    "idempotency_key",
-    "main",
-    "parse_endpoints",
-    "parse_retry_after",
-    "plan",
-    "read_ship_log",
-    "repair_tail",
-    "ship",
-    "workspace_of",
-]
+__all__ = ["main"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -42,7 +42,8 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-import ship
+from harvest.shipping.documents import encode
+from harvest.shipping.shiplog import read_ship_log
 from harvest.workspace import open_private
 from pipelines.store import ItemStore
 from tests.support.ingest import TOKEN, IngestServer, ship_env, start_server
@@ -80,7 +81,7 @@ def build(workspace: Path, cases: int) -> list[bytes]:
                 part="tab:riwayat_perkara",
                 data=[{"tanggal": f"2024-01-{d:02d}", "tahapan": "Sidang"} for d in range(1, 6)],
             )
-        return [ship.encode(d) for d in store.iter_documents(versions=True)]
+        return [encode(d) for d in store.iter_documents(versions=True)]
 
 
 def post_http_client(url: str, bodies: list[bytes], results: list[int]) -> None:
@@ -187,11 +188,11 @@ def log_read(path: Path, lines: int) -> tuple[float, float, float, int]:
             f.write(json.dumps(record, separators=(",", ":")).encode() + b"\n")
     size = path.stat().st_size
     start, cpu = time.perf_counter(), time.process_time()
-    state = ship.read_ship_log(path)
+    state = read_ship_log(path)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     del state
     tracemalloc.start()
-    state = ship.read_ship_log(path)
+    state = read_ship_log(path)
     held, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return wall, cpu, held / max(1, len(state.shipped)), size

@@ -29,7 +29,7 @@ from harvest.sipp import ParseError
 from harvest.sipp.tabs import TAB_PARSERS
 from pipelines.store import ItemStore
 from reference.sipp_site.testing import running_replica
-from tests.archive.support import read_all, warcio
+from tests.support.archive import read_all, warcio
 from tests.support.harvest_run import (
     crawl,
     crawl_command,

@@ -10,7 +10,7 @@ import pytest
 
 from harvest.archive.encoder import gzip_member
 from harvest.archive.store import Exchange, encode_entry, payload_digest
-from tests.archive.support import exchange, warcio_entry
+from tests.support.archive import exchange, warcio_entry
 
 
 def _ids() -> object:

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from harvest.archive.store import ArchiveIndex, ArchiveWriter, prune, read_entry
-from tests.archive.support import exchange
+from tests.support.archive import exchange
 
 COURT = "pn-test"
 KEY = "case|pn-test|{n}/Pid.B/2024/PN Tst"
-#: tests.archive.support.exchange's fetch time, 2026-09-21T14:13:21.250Z
+#: tests.support.archive.exchange's fetch time, 2026-09-21T14:13:21.250Z
 FETCHED = calendar.timegm(time.strptime("2026-09-21T14:13:21", "%Y-%m-%dT%H:%M:%S")) + 0.25
 
 

@@ -23,7 +23,7 @@ from harvest.archive.store import (
 )
 from harvest.holder_lock import HolderLock
 from harvest.scrubbing import REDACTED_HEADER
-from tests.archive.support import exchange, read_all, warcio
+from tests.support.archive import exchange, read_all, warcio
 from tests.support.harvest_run import scrapy_command
 
 COURT = "pn-test"

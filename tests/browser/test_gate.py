@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.browser.gatecrawl import USER_AGENT
 from tests.support.browser import needs_chromium
+from tests.support.gatecrawl import USER_AGENT
 from tests.support.paths import PY, REPO
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -40,7 +40,7 @@ def _gate_crawl(url: str, mode: str, tmp_path: Path) -> dict[str, Any]:
     out = tmp_path / f"gate-{mode}.json"
     try:
         proc = subprocess.run(
-            [PY, "-m", "tests.browser.gatecrawl", url, mode, str(out), str(PAGES)],
+            [PY, "-m", "tests.support.gatecrawl", url, mode, str(out), str(PAGES)],
             check=False,
             cwd=REPO,
             capture_output=True,

@@ -2,14 +2,14 @@
 
 The real browser is exercised end to end in ``test_end_to_end.py``; here the engine's
 ``download_async`` is replaced by a fake that hands back a fake page whose context gains the
-clearance cookie after a few looks, so every branch runs in milliseconds.
+clearance cookie after a few looks, so every branch runs in milliseconds (the stand-in:
+tests/support/clearance.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from types import SimpleNamespace
 
 import pytest
 from scrapy import Request
@@ -17,129 +17,29 @@ from scrapy.http import HtmlResponse
 
 from harvest.clearance import (
     OFF_REASON,
-    BrowserConfig,
     ChallengeNotPassed,
-    ClearanceMiddleware,
     is_challenge,
 )
 from harvest.meta import META_FAIL, META_GENERATION
-from reference.sipp_site.challenge import COOKIE
-from reference.sipp_site.render import challenge_page
+from tests.support.clearance import (
+    SECRET,
+    SITE,
+    UA,
+    challenge_response,
+    cookie_list,
+    gate_request,
+    send_through,
+    stand_in_middleware,
+)
 from tests.support.pages import read_fixture
 
 pytestmark = pytest.mark.browser
 
-SITE = "http://sipp.pn-gate.go.id/"
-SECRET = "s3cr3t-clearance-value"
-UA = "harvest-test/1.0"
-
-
-class Stats:
-    def __init__(self) -> None:
-        self.values: dict[str, float] = {}
-
-    def inc_value(self, key: str, count: int = 1) -> None:
-        self.values[key] = self.values.get(key, 0) + count
-
-    def max_value(self, key: str, value: float) -> None:
-        self.values[key] = max(self.values.get(key, value), value)
-
-
-class FakeContext:
-    def __init__(self, cookie_after: int | None) -> None:
-        self.cookie_after = cookie_after  # looks before the cookie appears; None = never
-        self.looks = 0
-        self.closed = False
-
-    async def cookies(self, urls):
-        self.looks += 1
-        assert urls == [urls[0]]
-        assert urls[0].startswith("http://sipp.pn-gate.go.id/")
-        cookies = [{"name": "ci_session", "value": "browser-session", "path": "/"}]
-        if self.cookie_after is not None and self.looks > self.cookie_after:
-            cookies.append({"name": "sipp_clearance", "value": SECRET, "path": "/"})
-        return cookies
-
-    async def close(self) -> None:
-        self.closed = True
-
-
-class FakePage:
-    def __init__(self, cookie_after: int | None) -> None:
-        self.context = FakeContext(cookie_after)
-        self.closed = False
-
-    def is_closed(self) -> bool:
-        return self.closed
-
-    async def close(self) -> None:
-        self.closed = True
-
-
-class FakeEngine:
-    """``download_async`` of the browser pass: records it, yields a page, answers the challenge."""
-
-    def __init__(self, cookie_after: int | None = 2, delay: float = 0.05) -> None:
-        self.cookie_after = cookie_after
-        self.delay = delay  # seconds the navigation takes (a wedged browser: very long)
-        self.passes: list[Request] = []
-        self.pages: list[FakePage] = []
-
-    async def download_async(self, request: Request):
-        assert request.meta["playwright"] is True
-        assert request.meta["playwright_include_page"] is True
-        self.passes.append(request)
-        page = FakePage(self.cookie_after)
-        self.pages.append(page)
-        request.meta["playwright_page"] = page
-        await asyncio.sleep(self.delay)
-        return HtmlResponse(request.url, body=_challenge_body(), request=request)
-
-
-def _challenge_body() -> bytes:
-    return challenge_page("document.cookie='x=1';").encode()
-
-
-def _challenge(request: Request, status: int = 503) -> HtmlResponse:
-    return HtmlResponse(request.url, status=status, body=_challenge_body(), request=request)
-
-
-def _page(request: Request) -> HtmlResponse:
-    return HtmlResponse(request.url, body=b"<html><body>ok</body></html>", request=request)
-
-
-def _request(path: str = "list_perkara", host: str = SITE) -> Request:
-    request = Request(host + path, meta={"cookiejar": path})
-    request.headers["User-Agent"] = UA
-    return request
-
-
-def _middleware(mode: str = "challenge", timeout: float = 2.0, **engine_kwargs):
-    engine = FakeEngine(**engine_kwargs)
-    crawler = SimpleNamespace(stats=Stats(), engine=engine, spider=None)
-    config = BrowserConfig(mode=mode, timeout=timeout, cookie_names=("cf_clearance", COOKIE))
-    middleware = ClearanceMiddleware(config, crawler=crawler)  # type: ignore[arg-type]
-    return middleware, engine, crawler.stats.values
-
-
-async def _send(mw: ClearanceMiddleware, request: Request):
-    """process_request, then the server's answer: a challenge unless the clearance is carried."""
-    assert await mw.process_request(request) is None
-    carried = {c["name"]: c["value"] for c in _as_list(request.cookies)}
-    answer = _page(request) if carried.get("sipp_clearance") == SECRET else _challenge(request)
-    return carried, await mw.process_response(request, answer)
-
-
-def _as_list(cookies):
-    if isinstance(cookies, dict):
-        return [{"name": k, "value": v} for k, v in cookies.items()]
-    return list(cookies)
-
 
 def test_is_challenge_recognises_the_gate_whatever_the_status() -> None:
-    request = _request()
+    request = gate_request()
     for status in (200, 403, 503):
-        assert is_challenge(_challenge(request, status))
+        assert is_challenge(challenge_response(request, status))
     assert not is_challenge(
         HtmlResponse(SITE, body=read_fixture("real/pa-metro-list-page1.html").encode())
     )
@@ -147,11 +47,11 @@ def test_is_challenge_recognises_the_gate_whatever_the_status() -> None:
 
 
 def test_browser_off_fails_with_the_instruction_and_sends_nothing_more() -> None:
-    mw, engine, stats = _middleware(mode="off")
+    mw, engine, stats = stand_in_middleware(mode="off")
 
     async def run():
-        first = _request()
-        _, result = await _send(mw, first)
+        first = gate_request()
+        _, result = await send_through(mw, first)
         # the challenged request comes back as a copy that fails before being sent
         assert isinstance(result, Request)
         assert result.meta[META_FAIL][1] == OFF_REASON
@@ -163,8 +63,8 @@ def test_browser_off_fails_with_the_instruction_and_sends_nothing_more() -> None
         )
         # every later request to the host fails at once; other hosts are untouched
         with pytest.raises(ChallengeNotPassed, match="SIPP_BROWSER=challenge"):
-            await mw.process_request(_request("show_detil/1"))
-        assert await mw.process_request(_request(host="http://sipp.pn-other.go.id/")) is None
+            await mw.process_request(gate_request("show_detil/1"))
+        assert await mw.process_request(gate_request(host="http://sipp.pn-other.go.id/")) is None
 
     asyncio.run(run())
     assert engine.passes == []
@@ -173,24 +73,24 @@ def test_browser_off_fails_with_the_instruction_and_sends_nothing_more() -> None
 
 
 def test_challenge_passed_once_then_every_request_carries_the_clearance() -> None:
-    mw, engine, stats = _middleware()
+    mw, engine, stats = stand_in_middleware()
 
     async def run():
-        first = _request()
-        carried, resend = await _send(mw, first)
+        first = gate_request()
+        carried, resend = await send_through(mw, first)
         assert carried == {}
         assert isinstance(resend, Request)
         assert resend.url == first.url
         assert resend.dont_filter
-        carried, response = await _send(mw, resend)
+        carried, response = await send_through(mw, resend)
         assert carried == {"sipp_clearance": SECRET}  # the browser session cookie stays behind
         assert isinstance(response, HtmlResponse)
         assert response.status == 200
         # taken off again after the exchange: a retry copy never persists the value
         assert resend.cookies == {}
-        other = _request("show_detil/2")
+        other = gate_request("show_detil/2")
         other.cookies = {"mine": "1"}
-        carried, response = await _send(mw, other)
+        carried, response = await send_through(mw, other)
         assert carried == {"mine": "1", "sipp_clearance": SECRET}
         assert other.cookies == {"mine": "1"}
         assert other.meta[META_GENERATION] == 1
@@ -209,23 +109,23 @@ def test_challenge_passed_once_then_every_request_carries_the_clearance() -> Non
 
 
 def test_one_pass_per_host_and_others_wait_for_it() -> None:
-    mw, engine, stats = _middleware(delay=0.2)
+    mw, engine, stats = stand_in_middleware(delay=0.2)
 
     async def run():
-        sent = [_request(f"show_detil/{i}") for i in range(5)]
+        sent = [gate_request(f"show_detil/{i}") for i in range(5)]
         for request in sent:
             assert await mw.process_request(request) is None
         # five challenged at once: one pass, five re-sends
         results = await asyncio.gather(
-            *(mw.process_response(r, _challenge(r)) for r in sent),
-            mw.process_request(late := _request("late")),  # arrives while the pass runs
+            *(mw.process_response(r, challenge_response(r)) for r in sent),
+            mw.process_request(late := gate_request("late")),  # arrives while the pass runs
         )
         resends = results[:5]
         assert all(isinstance(r, Request) for r in resends)
         # the late request waited for the pass and left with its clearance
-        assert {c["name"] for c in _as_list(late.cookies)} == {"sipp_clearance"}
+        assert {c["name"] for c in cookie_list(late.cookies)} == {"sipp_clearance"}
         for r in resends:
-            carried, response = await _send(mw, r)
+            carried, response = await send_through(mw, r)
             assert carried == {"sipp_clearance": SECRET}
             assert response.status == 200
 
@@ -236,16 +136,16 @@ def test_one_pass_per_host_and_others_wait_for_it() -> None:
 
 
 def test_expired_clearance_is_renewed_by_a_new_pass() -> None:
-    mw, engine, _ = _middleware()
+    mw, engine, _ = stand_in_middleware()
 
     async def run():
-        _, resend = await _send(mw, _request())
-        _, ok = await _send(mw, resend)
+        _, resend = await send_through(mw, gate_request())
+        _, ok = await send_through(mw, resend)
         assert ok.status == 200
         # later the server challenges a request carrying the (now expired) clearance
-        again = _request("show_detil/9")
+        again = gate_request("show_detil/9")
         assert await mw.process_request(again) is None
-        result = await mw.process_response(again, _challenge(again))
+        result = await mw.process_response(again, challenge_response(again))
         assert isinstance(result, Request)
         assert await mw.process_request(result) is None
         assert result.meta[META_GENERATION] == 2
@@ -255,17 +155,17 @@ def test_expired_clearance_is_renewed_by_a_new_pass() -> None:
 
 
 def test_clearance_not_accepted_fails_the_host_with_the_reason() -> None:
-    mw, engine, stats = _middleware()
+    mw, engine, stats = stand_in_middleware()
 
     async def run():
-        _, resend = await _send(mw, _request())
+        _, resend = await send_through(mw, gate_request())
         assert await mw.process_request(resend) is None
         # the server challenges the request that carries the fresh clearance (UA/IP mismatch)
-        failed = await mw.process_response(resend, _challenge(resend))
+        failed = await mw.process_response(resend, challenge_response(resend))
         with pytest.raises(ChallengeNotPassed, match="does not accept the browser's clearance"):
             await mw.process_request(failed)
         with pytest.raises(ChallengeNotPassed, match="same proxy"):
-            await mw.process_request(_request("show_detil/3"))
+            await mw.process_request(gate_request("show_detil/3"))
 
     asyncio.run(run())
     assert len(engine.passes) == 1
@@ -273,17 +173,17 @@ def test_clearance_not_accepted_fails_the_host_with_the_reason() -> None:
 
 
 def test_no_cookie_within_the_timeout(caplog) -> None:
-    mw, engine, stats = _middleware(timeout=0.3, cookie_after=None)
+    mw, engine, stats = stand_in_middleware(timeout=0.3, cookie_after=None)
 
     async def run():
-        failed = await mw.process_response(r := _request(), _challenge(r))
+        failed = await mw.process_response(r := gate_request(), challenge_response(r))
         with pytest.raises(ChallengeNotPassed) as info:
             await mw.process_request(failed)
         assert info.value.reason.startswith(
             "no clearance cookie (cf_clearance, sipp_clearance) after 0.3 s in the browser"
         )
         with pytest.raises(ChallengeNotPassed, match="no clearance cookie"):
-            await mw.process_request(_request("show_detil/4"))
+            await mw.process_request(gate_request("show_detil/4"))
 
     with caplog.at_level(logging.INFO, logger="harvest.clearance"):
         asyncio.run(run())
@@ -294,11 +194,11 @@ def test_no_cookie_within_the_timeout(caplog) -> None:
 
 
 def test_cookie_values_are_never_logged(caplog) -> None:
-    mw, _, _ = _middleware()
+    mw, _, _ = stand_in_middleware()
 
     async def run():
-        _, resend = await _send(mw, _request())
-        await _send(mw, resend)
+        _, resend = await send_through(mw, gate_request())
+        await send_through(mw, resend)
 
     with caplog.at_level(logging.DEBUG):
         asyncio.run(run())
@@ -309,8 +209,8 @@ def test_cookie_values_are_never_logged(caplog) -> None:
 
 def test_failure_marker_of_another_run_is_ignored() -> None:
     # a failing copy persisted by a killed run is simply sent by the next run
-    mw, _, _ = _middleware(mode="off")
-    request = _request()
+    mw, _, _ = stand_in_middleware(mode="off")
+    request = gate_request()
     request.meta[META_FAIL] = ("token-of-a-dead-process", OFF_REASON)
 
     async def run():
@@ -322,10 +222,10 @@ def test_failure_marker_of_another_run_is_ignored() -> None:
 
 def test_a_stuck_browser_fails_the_pass_instead_of_hanging_the_crawl(monkeypatch) -> None:
     monkeypatch.setattr("harvest.clearance.PASS_SLACK", 0.3)
-    mw, engine, stats = _middleware(timeout=0.1, delay=3600)
+    mw, engine, stats = stand_in_middleware(timeout=0.1, delay=3600)
 
     async def run():
-        failed = await mw.process_response(r := _request(), _challenge(r))
+        failed = await mw.process_response(r := gate_request(), challenge_response(r))
         with pytest.raises(ChallengeNotPassed) as info:
             await mw.process_request(failed)
         assert info.value.reason == (

@@ -37,7 +37,11 @@ import psycopg
 import pytest
 
 from reference.sipp_site.testing import Replica, running_replica
-from tests.e2e.test_scrapyd import (
+from tests.support.harvest_run import exported, mismatches, run, scrapy_args, truth_by_key
+from tests.support.ingest import FAST, run_ship, ship_env, start_server
+from tests.support.paths import SCRAPY
+from tests.support.postgres import pg_database, pg_server  # noqa: F401  (fixtures)
+from tests.support.scrapyd import (
     add_version,
     answers,
     api,
@@ -46,10 +50,6 @@ from tests.e2e.test_scrapyd import (
     make_host,
     wait_finished,
 )
-from tests.support.harvest_run import exported, mismatches, run, scrapy_args, truth_by_key
-from tests.support.ingest import FAST, run_ship, ship_env, start_server
-from tests.support.paths import SCRAPY
-from tests.support.postgres import pg_database, pg_server  # noqa: F401  (fixtures)
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow

@@ -8,98 +8,34 @@ The egg is built from a copy of the tracked files, so the work tree gets no buil
 from __future__ import annotations
 
 import contextlib
-import http.client
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
-import urllib.parse
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-import scrapy
 
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import exported, mismatches, state_query, truth_by_key
-from tests.support.paths import REPO
+from tests.support.scrapyd import (
+    add_version,
+    answers,
+    api,
+    build_egg,
+    copy_tracked,
+    make_host,
+    wait_finished,
+)
 from tests.support.waiting import wait_until
 
 #: the host is made by scripts/scrapyd-host, a real pip install (from this machine's index):
 #: a minute or two alone, over 10 on a loaded machine; its first test carries it
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
-
-BIN = Path(sys.executable).parent
-
-
-class UnixHTTPConnection(http.client.HTTPConnection):
-    """HTTP over scrapyd's Unix socket."""
-
-    def __init__(self, path: Path, timeout: float) -> None:
-        super().__init__("localhost", timeout=timeout)
-        self.path = path
-
-    def connect(self) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(self.timeout)
-        self.sock.connect(str(self.path))
-
-
-def call(
-    sock: Path, endpoint: str, body: bytes | None = None, headers: dict[str, str] | None = None
-) -> dict[str, Any]:
-    """One scrapyd API call (GET, or POST of ``body``); its JSON answer."""
-    conn = UnixHTTPConnection(sock, timeout=60)
-    try:
-        conn.request("POST" if body is not None else "GET", f"/{endpoint}", body, headers or {})
-        response = conn.getresponse()
-        return json.loads(response.read())  # type: ignore[no-any-return]
-    finally:
-        conn.close()
-
-
-def api(sock: Path, endpoint: str, data: list[tuple[str, str]] | None = None) -> dict[str, Any]:
-    if data is None:
-        return call(sock, endpoint)
-    form = {"Content-Type": "application/x-www-form-urlencoded"}
-    return call(sock, endpoint, urllib.parse.urlencode(data).encode(), form)
-
-
-def answers(sock: Path) -> bool:
-    try:
-        return bool(api(sock, "daemonstatus.json")["status"] == "ok")
-    except OSError:
-        return False
-
-
-def copy_tracked(dest: Path) -> Path:
-    """The tracked files of the checkout, copied to ``dest`` (what a deploy machine has)."""
-    files = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
-    ).stdout.split(b"\0")
-    for name in filter(None, files):
-        path = REPO / name.decode()
-        if path.is_file():
-            (dest / name.decode()).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, dest / name.decode())
-    return dest
-
-
-def build_egg(src: Path, out: Path) -> Path:
-    subprocess.run(
-        [str(BIN / "scrapyd-deploy"), f"--build-egg={out}"],
-        cwd=src,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -110,38 +46,6 @@ def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def egg(src: Path) -> Path:
     return build_egg(src, src / "harvest.egg")
-
-
-def make_host(home: Path, installed: Path | None = None) -> Path:
-    """A scrapyd host's interpreter, built offline from this test environment: a venv whose only
-    site directory is a view of ours minus the harvest install. ``installed``: a checkout whose
-    packages are put into the host's site-packages too, as ``pip install .`` does."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(home / "venv")],
-        check=True,
-        timeout=120,
-    )
-    ours = Path(scrapy.__file__).parents[1]  # this environment's site-packages
-    deps = home / "deps"
-    deps.mkdir()
-    for entry in ours.iterdir():
-        if entry.name.startswith(("__editable__", "harvest-", "_harvest")):
-            continue  # the project installed in the test environment: not on a host
-        (deps / entry.name).symlink_to(entry)
-    python = home / "venv" / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
-    (site / "harvest-host-deps.pth").write_text(f"{deps}\n")
-    if installed is not None:
-        for package in ("harvest", "extensions", "pipelines"):
-            shutil.copytree(installed / package, site / package)
-    return python
 
 
 @pytest.fixture(scope="module")
@@ -208,17 +112,6 @@ class Scrapyd:
     python: Path  # the host's interpreter (dependencies only)
 
 
-def add_version(sock: Path, version: str, egg: Path) -> None:
-    """``scrapyd-deploy``'s upload: the egg as a new version of project ``harvest``."""
-    added = call(
-        sock,
-        "addversion.json",
-        _multipart({"project": "harvest", "version": version}, egg),
-        {"Content-Type": "multipart/form-data; boundary=EGGBOUNDARY"},
-    )
-    assert added["status"] == "ok", added
-
-
 @contextlib.contextmanager
 def running_scrapyd(home: Path, python: Path) -> Iterator[Path]:
     """scrapyd run by ``python`` with its directories in ``home``; yields its Unix socket."""
@@ -252,28 +145,6 @@ def scrapyd(
     with running_scrapyd(home, host_python) as sock:
         add_version(sock, "r1", egg)
         yield Scrapyd(sock, home, host_python)
-
-
-def _multipart(fields: dict[str, str], egg: Path) -> bytes:
-    parts = [
-        f'--EGGBOUNDARY\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
-        for k, v in fields.items()
-    ]
-    parts.append(
-        b'--EGGBOUNDARY\r\nContent-Disposition: form-data; name="egg"; filename="harvest.egg"\r\n'
-        b"Content-Type: application/octet-stream\r\n\r\n" + egg.read_bytes() + b"\r\n"
-    )
-    return b"".join(parts) + b"--EGGBOUNDARY--\r\n"
-
-
-def wait_finished(sock: Path, job: str, timeout: float = 300) -> None:
-    wait_until(
-        lambda: any(
-            j["id"] == job for j in api(sock, "listjobs.json?project=harvest")["finished"]
-        ),
-        timeout=timeout,
-        what=f"scrapyd job {job} finishes",
-    )
 
 
 def test_egg_carries_the_settings_entry_point_and_the_spider(scrapyd: Scrapyd) -> None:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.hardening.servers import counting_server, rewriting_proxy
 from tests.support.harvest_run import (
     crawl,
     exported,
@@ -21,6 +20,7 @@ from tests.support.harvest_run import (
     state_query,
     truth_by_key,
 )
+from tests.support.servers import counting_server, rewriting_proxy
 
 COURT = "pn-replika"
 

@@ -22,10 +22,10 @@ import pytest
 
 from reference.sipp_site.challenge import COOKIE
 from reference.sipp_site.testing import running_replica
-from tests.hardening.servers import catch_all, counting_server, rewriting_proxy
 from tests.support.browser import needs_chromium
 from tests.support.harvest_run import crawl_command, exported, mismatches, truth_by_key
 from tests.support.paths import REPO
+from tests.support.servers import catch_all, counting_server, rewriting_proxy
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

@@ -13,8 +13,7 @@ import pytest
 from extensions.memory_store import MemoryRequestStore
 from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SqliteRequestStore
-from extensions.store import NewRequest, RunInfo, StateError, Status
-from pipelines.item_backends import open_item_store
+from extensions.store import NewRequest, StateError, Status
 from pipelines.store import ItemStore, ItemStoreError
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
@@ -25,58 +24,10 @@ from tests.support.harvest_run import (
     state_query,
     truth_by_key,
 )
+from tests.support.missing_parts import N1, N2, fill_requests, run_info, store_two_parts
 from tests.support.postgres import pg_database, pg_server  # noqa: F401  (fixtures)
 
 COURT = "pn-replika"
-N1 = "1/Pid.B/2024/PN A"
-N2 = "2/Pdt.G/2024/PN A"
-ROWS = [
-    ("list|pn-a|all|1", "list", "ok"),
-    (f"case|pn-a|{N1}", "case", "ok"),
-    (f"tab|pn-a|{N1}|pihak", "tab", "ok"),
-    (f"tab|pn-a|{N1}|jadwal_sidang", "tab", "ok"),
-    (f"case|pn-a|{N2}", "case", "ok"),
-    ("case|pn-a|3/Pid.B/2024/PN A", "case", "pending"),
-    ("case|pn-b|9/Pid.B/2024/PN B", "case", "ok"),
-]
-
-
-def _run(court: str = "pn-a") -> RunInfo:
-    return RunInfo(court, "sipp", 1, "host", None, "2026-01-01T00:00:00.000Z")
-
-
-def _fill(store: SqliteRequestStore | MemoryRequestStore) -> dict[str, int]:
-    run_id, _ = store.start_run(_run())
-    ids = {}
-    for key, kind, _status in ROWS:
-        court = key.split("|")[1]
-        rid = store.add(NewRequest(key, kind, court, None, 0, "GET", "http://x/", b"blob"), run_id)
-        assert rid is not None
-        ids[key] = rid
-    for key, _, status in ROWS:
-        if status == "ok":
-            claimed = store.claim(key.split("|")[1], run_id, busy_groups=[], held=[])
-            assert claimed is not None
-            store.finish(claimed.id, run_id, ok=True)
-        else:
-            break  # the rows after the first pending one stay pending (claim order = id)
-    store.commit()
-    return ids
-
-
-def _items(path: Path, store: object = None) -> Path:
-    """Two parts of N1 in the item store beside ``store``: ``path``, or for the PostgreSQL
-    request store its own database (the item store is the database's there)."""
-    url = store._url if isinstance(store, PostgresRequestStore) else None
-    with open_item_store(path.parent, database_url=url) as items:
-        items.upsert_part(
-            court="pn-a",
-            case_number=N1,
-            part="case",
-            data={"tabs": [{"slug": "pihak", "available": True}]},
-        )
-        items.upsert_part(court="pn-a", case_number=N1, part="tab:pihak", data=[{"nama": "A"}])
-    return path
 
 
 @pytest.fixture(params=["sqlite", "memory", "postgres"])
@@ -92,8 +43,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path):
 
 
 def test_ok_rows_whose_parts_are_missing_are_found_and_sent_back(store, tmp_path: Path) -> None:
-    _fill(store)
-    items = _items(tmp_path / "items.sqlite", store)
+    fill_requests(store)
+    items = store_two_parts(tmp_path / "items.sqlite", store)
     check = store.check_parts(items, court="pn-a")
     assert check.items == "present"
     assert check.sample == [
@@ -112,7 +63,7 @@ def test_ok_rows_whose_parts_are_missing_are_found_and_sent_back(store, tmp_path
 
 
 def test_a_lost_item_store_sends_back_every_ok_case_and_tab(store, tmp_path: Path) -> None:
-    _fill(store)
+    fill_requests(store)
     missing = tmp_path / "gone" / "items.sqlite"
     check = store.check_parts(missing, court="pn-a", reset_run=2)
     assert (check.missing, check.items) == (4, "missing")
@@ -122,8 +73,8 @@ def test_a_lost_item_store_sends_back_every_ok_case_and_tab(store, tmp_path: Pat
 
 def test_the_reset_is_an_audit_event_naming_the_part(tmp_path: Path) -> None:
     store = SqliteRequestStore.open(tmp_path / "state.sqlite")
-    ids = _fill(store)
-    store.check_parts(_items(tmp_path / "items.sqlite"), court="pn-a", reset_run=1)
+    ids = fill_requests(store)
+    store.check_parts(store_two_parts(tmp_path / "items.sqlite"), court="pn-a", reset_run=1)
     store.close()
     con = sqlite3.connect(tmp_path / "state.sqlite")
     events = con.execute(
@@ -151,7 +102,7 @@ def test_the_reset_is_an_audit_event_naming_the_part(tmp_path: Path) -> None:
 
 def test_a_damaged_item_store_is_named_with_a_remedy_that_loses_nothing(tmp_path: Path) -> None:
     store = SqliteRequestStore.open(tmp_path / "state.sqlite")
-    _fill(store)
+    fill_requests(store)
     bad = tmp_path / "items.sqlite"
     bad.write_bytes(b"not a database at all\n" * 200)
     with pytest.raises(StateError, match=r"move it aside with its -wal/-shm files") as caught:
@@ -177,7 +128,7 @@ def _corrupt_index(path: Path, index: str) -> None:
 
 def _unclean_state(path: Path, rows: int = 3000) -> None:
     store = SqliteRequestStore.open(path)
-    run_id, _ = store.start_run(_run())
+    run_id, _ = store.start_run(run_info())
     for i in range(rows):
         store.add(
             NewRequest(f"case|pn-a|{i}/Pid.B/2024/PN A", "case", "pn-a", None, 0, "GET",

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from reference.sipp_site.testing import running_replica
-from tests.hardening.servers import self_signed, tls_terminator
 from tests.support.harvest_run import (
     REPO,
     crawl_command,
@@ -20,6 +19,7 @@ from tests.support.harvest_run import (
     state_query,
     truth_by_key,
 )
+from tests.support.servers import self_signed, tls_terminator
 
 COURT = "pn-replika"
 

@@ -15,8 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from harvest.sipp.pailit import MENU_SLUG, SUB_SLUG_PREFIX
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
@@ -28,6 +26,7 @@ from tests.support.harvest_run import (
     truth_by_key,
 )
 from tests.support.paths import REPO
+from tests.support.previous_release import previous_release
 from tests.support.waiting import wait_until
 
 COURT = "pn-replika"
@@ -108,30 +107,6 @@ def test_parts_of_an_older_format_are_rebuilt_from_the_archive_without_a_request
 
 # --- a harvest started by the previous release, killed, resumed by this code -----------------
 
-#: The previous release: main before issue 24 (a commit hash: a fresh clone may have no tags).
-PREVIOUS = "c00410c"
-
-
-def _previous_release(tmp_path: Path) -> Path:
-    """The previous release's tree (``git archive``: nothing is written to the checkout's
-    repository), run with this virtualenv through ``PYTHONPATH`` (nothing installed twice)."""
-    tree = tmp_path / f"harvest-{PREVIOUS}"
-    tree.mkdir()
-    found = subprocess.run(
-        ["git", "-C", str(REPO), "cat-file", "-e", f"{PREVIOUS}^{{commit}}"],
-        capture_output=True,
-        check=False,
-    )
-    if found.returncode != 0:
-        pytest.fail(f"commit {PREVIOUS} (the previous release) is not in this repository")
-    archive = subprocess.run(
-        ["git", "-C", str(REPO), "archive", "--format=tar", PREVIOUS],
-        capture_output=True,
-        check=True,
-    )
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
-    return tree
-
 
 def _ok_cases(workspace: Path) -> int:
     try:
@@ -147,7 +122,7 @@ def _ok_cases(workspace: Path) -> int:
 def test_a_harvest_of_the_previous_release_killed_and_resumed_loses_nothing(
     tmp_path: Path,
 ) -> None:
-    old = _previous_release(tmp_path)
+    old = previous_release(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(old)}
     where = subprocess.run(
         [sys.executable, "-c", "import extensions.scheduler as m; print(m.__file__)"],
@@ -251,7 +226,7 @@ def test_bankruptcy_menus_the_previous_release_did_not_follow_are_followed_on_re
     none of the ``sub_*`` pages it links; the next crawl with today's code asks for exactly those
     15 pages (the menu is read back from the archive, not fetched again) and the export equals
     the truth."""
-    old = _previous_release(tmp_path)
+    old = previous_release(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(old)}
     ws = tmp_path / "ws"
     with running_replica(cases=16, seed=24, court_id=COURT) as replica:

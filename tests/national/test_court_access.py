@@ -10,7 +10,7 @@ from scrapy import Request
 
 from harvest.clearance import ChallengeNotPassed
 from harvest.meta import META_COURT, META_FAIL
-from tests.browser.test_middleware import SITE, _middleware, _request, _send
+from tests.support.clearance import SITE, gate_request, send_through, stand_in_middleware
 
 OTHER = "http://sipp.pn-other.go.id/"
 
@@ -21,18 +21,18 @@ def _of(court: str, request: Request) -> Request:
 
 
 def test_only_the_challenge_courts_take_the_browser_pass() -> None:
-    mw, engine, stats = _middleware()
+    mw, engine, stats = stand_in_middleware()
     mw.only_courts = frozenset({"pn-gate"})
 
     async def run() -> None:
         # the challenge court: one pass, then plain HTTP with the clearance
-        _, resend = await _send(mw, _of("pn-gate", _request()))
+        _, resend = await send_through(mw, _of("pn-gate", gate_request()))
         assert isinstance(resend, Request)
-        carried, _ = await _send(mw, resend)
+        carried, _ = await send_through(mw, resend)
         assert "sipp_clearance" in carried
         # another court whose check did not say challenge: no pass, its request fails with
         # what to do, and so do its later ones
-        _, failed = await _send(mw, _of("pn-other", _request(host=OTHER)))
+        _, failed = await send_through(mw, _of("pn-other", gate_request(host=OTHER)))
         assert isinstance(failed, Request)
         reason = failed.meta[META_FAIL][1]
         assert reason.startswith(
@@ -40,7 +40,7 @@ def test_only_the_challenge_courts_take_the_browser_pass() -> None:
         )
         assert "scrapy courts check" in reason
         with pytest.raises(ChallengeNotPassed, match="scrapy courts check"):
-            await mw.process_request(_of("pn-other", _request("show_detil/1", host=OTHER)))
+            await mw.process_request(_of("pn-other", gate_request("show_detil/1", host=OTHER)))
 
     asyncio.run(run())
     assert [r.url for r in engine.passes] == [SITE + "list_perkara"]

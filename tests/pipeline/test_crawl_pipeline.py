@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.support.paths import REPO, SCRAPY
 
-SPIDER = str(Path(__file__).with_name("parts_spider.py"))
+SPIDER = str(REPO / "tests" / "support" / "parts_spider.py")
 
 
 def run_spider(workspace: Path) -> str:

@@ -25,10 +25,16 @@ from extensions.scheduler import HarvestScheduler
 from harvest.scrubbing import redact_url
 from reference.sipp_site.court import TODAY
 from reference.sipp_site.testing import running_replica
-from tests.refresh.test_scheduler_generations import RefreshSpider, fetch_all, list_page
 from tests.support.harvest_run import crawl, exported, mismatches, scrapy_command, truth_by_key
 from tests.support.postgres import pg_database, pg_server  # noqa: F401  (fixtures)
-from tests.support.refresh import keys_of_generation, last_run, list_fetches
+from tests.support.refresh import (
+    RefreshSpider,
+    fetch_all,
+    keys_of_generation,
+    last_run,
+    list_fetches,
+    list_page,
+)
 from tests.support.scheduler import StatsStub
 
 COURT = "pn-replika"

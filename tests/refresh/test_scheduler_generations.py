@@ -8,28 +8,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from scrapy import Request
-from scrapy.http import HtmlResponse
 from scrapy.utils.request import RequestFingerprinter
 
 from extensions.config import SchedulerConfig
 from extensions.scheduler import HarvestScheduler
-from extensions.store import Generation, RequestStore
-from harvest.meta import META_REFRESH_GENERATION
-from tests.support.scheduler import StatsStub, UnitSpider, req
-
-
-class RefreshSpider(UnitSpider):
-    """What the scheduler reads of the sipp spider: the policy, the day, the hook."""
-
-    def __init__(self, policy: str, today: str) -> None:
-        super().__init__()
-        self.refresh_policy = policy
-        self.refresh_today = today
-        self.opened: list[Generation] = []
-
-    def on_generation(self, generation: Generation, store: RequestStore) -> None:
-        self.opened.append(generation)
+from tests.support.refresh import RefreshSpider, fetch_all, list_page
+from tests.support.scheduler import StatsStub
 
 
 def open_scheduler(ws: Path, spider: RefreshSpider) -> tuple[HarvestScheduler, StatsStub]:
@@ -41,24 +25,6 @@ def open_scheduler(ws: Path, spider: RefreshSpider) -> tuple[HarvestScheduler, S
     )
     s.open(spider)
     return s, stats
-
-
-def fetch_all(s: HarvestScheduler) -> int:
-    """Dispatch every pending row and end each ok; how many."""
-    n = 0
-    while (request := s.next_request()) is not None:
-        rid = s.output_started(HtmlResponse(request.url, body=b"<html></html>", request=request))
-        assert rid is not None
-        s.output_done(rid)
-        n += 1
-    return n
-
-
-def list_page(generation: int | None) -> Request:
-    meta: dict[str, Any] = {}
-    if generation is not None:
-        meta[META_REFRESH_GENERATION] = generation
-    return req("list|c1|all|1", meta=meta)
 
 
 def generations(ws: Path) -> list[tuple[Any, ...]]:

@@ -1,6 +1,6 @@
 """Real crawls (``scrapy crawl`` subprocesses) of the mini site: faults, kills, resume, requeue.
 
-Every crawl runs the mini spider (tests/scheduler/minispider.py) against :class:`MiniSite` on
+Every crawl runs the mini spider (tests/support/minispider.py) against :class:`MiniSite` on
 127.0.0.1 with the project's scheduler and outcome middlewares, no delays and short timeouts.
 """
 
@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.harvest_run import run, start, state_query
+from tests.support.minisite import MiniSite
+from tests.support.minispider import stored_items
 from tests.support.paths import SCRAPY
 from tests.support.scheduler import (
     assert_state_invariants,
@@ -24,9 +26,6 @@ from tests.support.scheduler import (
     mini_crawl_cmd,
     wait_for_progress,
 )
-
-from .minisite import MiniSite
-from .minispider import stored_items
 
 pytestmark = pytest.mark.slow
 

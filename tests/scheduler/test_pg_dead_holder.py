@@ -50,7 +50,7 @@ def _holder_process(url: str, *, ttl: float) -> subprocess.Popen[str]:
         "import os, socket, time\n"
         "from extensions.pg_store import PostgresRequestStore\n"
         "from extensions.store import RunInfo\n"
-        "from tests.scheduler.test_store import new\n"
+        "from tests.support.store import new\n"
         f"s = PostgresRequestStore.open({url!r}, lease_ttl={ttl}, heartbeat_interval=0.3)\n"
         "run = RunInfo('c1', 'sipp', os.getpid(), socket.gethostname(), 'job-old', 't0')\n"
         "s.acquire_crawl_lock(run)\n"

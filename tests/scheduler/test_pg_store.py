@@ -26,8 +26,6 @@ from extensions.store import NOTICES, CrawlLocked, RunInfo, StateError, Status
 from harvest.scrubbing import redact_url
 from harvest.settings_error import SettingsError
 from reference.sipp_site.testing import running_replica
-from tests.hardening.test_stores import N1, N2, _fill, _items
-from tests.scheduler.test_store import events_of, new
 from tests.support.harvest_run import (
     crawl,
     exported,
@@ -36,8 +34,10 @@ from tests.support.harvest_run import (
     scrapy_args,
     truth_by_key,
 )
+from tests.support.missing_parts import N1, N2, fill_requests, store_two_parts
 from tests.support.net import refused_port
 from tests.support.paths import REPO, SCRAPY
+from tests.support.store import events_of, new
 
 RUN = RunInfo(court="c1", spider="sipp", pid=os.getpid(), host="h1", job="job-7", started_at="t0")
 OTHER = RunInfo(court="c1", spider="sipp", pid=4242, host="h2", job="job-9", started_at="t1")
@@ -212,7 +212,7 @@ def test_a_killed_holder_loses_its_court_after_the_ttl(url: str, opened) -> None
         "import os, time\n"
         "from extensions.pg_store import PostgresRequestStore\n"
         "from extensions.store import RunInfo\n"
-        "from tests.scheduler.test_store import new\n"
+        "from tests.support.store import new\n"
         f"s = PostgresRequestStore.open({url!r}, lease_ttl=1.5, heartbeat_interval=0.3)\n"
         "run = RunInfo('c1', 'sipp', os.getpid(), 'h-dead', 'job-dead', 't')\n"
         "s.acquire_crawl_lock(run)\n"
@@ -463,8 +463,9 @@ def test_the_parts_reset_is_an_audit_event_naming_the_part(
     url: str, opened, tmp_path: Path
 ) -> None:
     store = opened(url)
-    ids = _fill(store)
-    items = _items(tmp_path / "items.sqlite", store)  # in the database: the path is not read
+    ids = fill_requests(store)
+    # the item store is in the database: the path is not read
+    items = store_two_parts(tmp_path / "items.sqlite", store)
     everywhere = store.check_parts(items)  # every court at once: pn-b's case is not ok yet
     assert (everywhere.missing, everywhere.items) == (2, "present")
     assert everywhere.sample == [
@@ -502,10 +503,10 @@ def test_a_damaged_item_store_changes_nothing_in_the_database(
     """The item store is the database's: a file at the items path is not read; an item store
     whose ``parts`` table is gone fails the check, and no request changes."""
     store = opened(url)
-    _fill(store)
+    fill_requests(store)
     bad = tmp_path / "items.sqlite"
     bad.write_bytes(b"not a database at all\n" * 200)
-    _items(bad, store)
+    store_two_parts(bad, store)
     assert store.check_parts(bad, court="pn-a").missing == 2
     with psycopg.connect(url) as conn:
         conn.execute("DROP TABLE parts")

@@ -1,7 +1,7 @@
 """A schema upgrade of a PostgreSQL request state never runs under live crawls of the older
 version (issue 24): it waits for their leases, then refuses with the documented message, and
 the older crawl goes on untouched. The older crawl is the previous release's code
-(tests/hardening/test_upgrade.py: ``git archive`` of its commit, run through PYTHONPATH)."""
+(tests/support/previous_release.py: ``git archive`` of its commit, run through PYTHONPATH)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 
 from extensions.pg_store import PostgresRequestStore
 from extensions.store import StateError
-from tests.hardening.test_upgrade import _previous_release
+from tests.support.previous_release import previous_release
 
 _OLD_WORKER = """
 import os, sys, time
@@ -53,7 +53,7 @@ def _columns(url: str, table: str) -> set[str]:
 def test_an_upgrade_waits_for_older_crawls_then_refuses_and_changes_nothing(
     pg_database: str, tmp_path: Path
 ) -> None:
-    old = _previous_release(tmp_path)
+    old = previous_release(tmp_path)
     worker = subprocess.Popen(
         [sys.executable, "-c", _OLD_WORKER, pg_database],
         cwd=old,

@@ -22,7 +22,6 @@ from extensions.store import (
     CrawlLocked,
     ErrorFilter,
     Exchange,
-    NewRequest,
     PageWarning,
     RunInfo,
     StateError,
@@ -30,53 +29,7 @@ from extensions.store import (
     kind_and_court,
 )
 from tests.support.paths import REPO
-
-RUN = RunInfo(court="c1", spider="s", pid=os.getpid(), host="h", job="job-7", started_at="t0")
-
-
-def new(
-    key: str,
-    *,
-    group: str | None = None,
-    priority: int = 0,
-    court: str = "c1",
-    generation: int = 0,
-    blob: bytes | None = None,
-) -> NewRequest:
-    kind = key.split("|", 1)[0]
-    return NewRequest(
-        key=key,
-        kind=kind,
-        court=court,
-        group=group,
-        priority=priority,
-        method="GET",
-        url=f"http://127.0.0.1/{key}",
-        blob=key.encode() if blob is None else blob,
-        generation=generation,
-    )
-
-
-def events_of(
-    store: SqliteRequestStore | MemoryRequestStore | PostgresRequestStore, rid: int
-) -> list[tuple[str, str]]:
-    """``(event, detail)`` of one row, in order, from any store."""
-    if isinstance(store, MemoryRequestStore):
-        return [(e[3], e[4] or "") for e in store._d.events if e[2] == rid]
-    store.commit()
-    if isinstance(store, PostgresRequestStore):
-        sql = "SELECT event, detail FROM events WHERE request_id = %s ORDER BY id"
-        return [(str(e), str(d or "")) for e, d in store._conn.execute(sql, (rid,))]
-    con = sqlite3.connect(store.path)
-    try:
-        return [
-            (str(e), str(d or ""))
-            for e, d in con.execute(
-                "SELECT event, detail FROM events WHERE request_id = ? ORDER BY id", (rid,)
-            )
-        ]
-    finally:
-        con.close()
+from tests.support.store import RUN, events_of, new
 
 
 class StoreContract:
@@ -780,7 +733,7 @@ class TestSqliteStoreGroupCommit(StoreContract):
             "import os\n"
             "from pathlib import Path\n"
             "from extensions.sqlite_store import SqliteRequestStore\n"
-            "from tests.scheduler.test_store import RUN, new\n"
+            "from tests.support.store import RUN, new\n"
             "commits = []\n"
             f"s = SqliteRequestStore.open(Path({str(db)!r}), defer_commit=commits.append)\n"
             "run_id, _ = s.start_run(RUN)\n"

@@ -6,21 +6,22 @@ import json
 
 import pytest
 
-import ship
-from ship import Answer, RetryPolicy
+from harvest.shipping.errors import ConfigError
+from harvest.shipping.policy import RetryPolicy, classify, parse_retry_after
+from harvest.shipping.transport import Answer
 
 
 def test_parse_retry_after_seconds_and_http_date() -> None:
-    assert ship.parse_retry_after("120", now=0) == 120
-    assert ship.parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470) == 10
-    assert ship.parse_retry_after("garbage", now=0) is None
-    assert ship.parse_retry_after(None, now=0) is None
-    assert ship.parse_retry_after("-5", now=0) == 0
+    assert parse_retry_after("120", now=0) == 120
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470) == 10
+    assert parse_retry_after("garbage", now=0) is None
+    assert parse_retry_after(None, now=0) is None
+    assert parse_retry_after("-5", now=0) == 0
 
 
 def test_classify_follows_the_contract_table() -> None:
     kinds = {
-        status: ship.classify(Answer(status, b"{}")).kind.value
+        status: classify(Answer(status, b"{}")).kind.value
         for status in (400, 408, 409, 410, 411, 413, 415, 422, 425, 429, 500, 503, 504, 302)
     }
     assert kinds == {
@@ -31,9 +32,9 @@ def test_classify_follows_the_contract_table() -> None:
 
 
 def test_retry_policy_validates() -> None:
-    with pytest.raises(ship.ConfigError, match="--max-attempts"):
+    with pytest.raises(ConfigError, match="--max-attempts"):
         RetryPolicy(max_attempts=0)
-    with pytest.raises(ship.ConfigError, match="--backoff-cap"):
+    with pytest.raises(ConfigError, match="--backoff-cap"):
         RetryPolicy(backoff_cap=float("nan"))
 
 
@@ -58,7 +59,7 @@ def contract(result: str, **changes: object) -> bytes:
 def test_a_success_is_the_contracts_answer_naming_the_key_and_echoing_the_hash(
     status: int, result: str, kind: str
 ) -> None:
-    verdict = ship.classify(Answer(status, contract(result)), key=KEY, content_hash=HASH)
+    verdict = classify(Answer(status, contract(result)), key=KEY, content_hash=HASH)
     assert (verdict.kind.value, verdict.result, verdict.error) == (kind, result, None)
 
 
@@ -93,7 +94,7 @@ def test_any_other_2xx_is_a_failure_with_the_reason_never_a_success(
     body: bytes, content_type: str | None, reason: str
 ) -> None:
     for status in (200, 201, 204):
-        verdict = ship.classify(
+        verdict = classify(
             Answer(status, body, content_type=content_type), key=KEY, content_hash=HASH
         )
         assert verdict.kind.value == "endpoint"

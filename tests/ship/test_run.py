@@ -15,21 +15,20 @@ from typing import Any
 
 import pytest
 
-import ship
 from harvest.canonical import document_hash
-from ship import (
-    Answer,
+from harvest.shipping.endpoints import EndpointPool
+from harvest.shipping.errors import (
     AuthError,
     BreakerOpen,
-    EndpointPool,
     EndpointUnusable,
+    ExitStatus,
     RetryAfterTooLong,
-    RetryPolicy,
-    ShipLog,
-    ShippedIndex,
-    Summary,
-    TransportError,
 )
+from harvest.shipping.policy import RetryPolicy
+from harvest.shipping.progress import Summary
+from harvest.shipping.run import ship
+from harvest.shipping.shiplog import ShipLog, ShippedIndex, read_ship_log
+from harvest.shipping.transport import Answer, TransportError
 
 A = "http://a.test"
 B = "http://b.test"
@@ -116,7 +115,7 @@ def run(
     log = ShipLog.open(tmp_path / "ship-log.jsonl")
     summary = summary or Summary()
     try:
-        ship.ship(
+        ship(
             docs,
             transport=transport,
             log=log,
@@ -246,7 +245,7 @@ def test_rejected_documents_are_logged_and_the_run_goes_on(tmp_path: Path) -> No
 def test_auth_failure_stops_the_run(tmp_path: Path, status: int) -> None:
     with pytest.raises(AuthError, match="INGEST_TOKEN") as info:
         run(tmp_path, [doc(1), doc(2)], [Answer(status, b'{"detail":"no"}')])
-    assert info.value.exit_status == ship.ExitStatus.NOPERM
+    assert info.value.exit_status == ExitStatus.NOPERM
     lines = [json.loads(x) for x in (tmp_path / "ship-log.jsonl").read_text().splitlines()]
     assert [(x["outcome"], x["status"]) for x in lines] == [("auth-failed", status)]
 
@@ -340,7 +339,7 @@ def test_limit_counts_sent_documents_only(tmp_path: Path) -> None:
     index.record(d[0]["dedupe_key"], d[0]["content_hash"], "ok")
     transport = Script([ok()] * 5)
     log = ShipLog.open(tmp_path / "ship-log.jsonl")
-    summary = ship.ship(
+    summary = ship(
         d, transport=transport, log=log, policy=RetryPolicy(), endpoints=EndpointPool([A]),
         shipped=index, limit=2, sleep=lambda s: None,
     )  # fmt: skip
@@ -364,7 +363,7 @@ def test_stale_is_a_final_outcome_not_an_error_and_the_skip_rule_counts_it(
     assert summary.line(2.0).startswith(
         "shipped 1 (created 1, updated 0), unchanged 0, rejected 0, failed 0, skipped 0, stale 1;"
     )
-    index = ship.read_ship_log(tmp_path / "ship-log.jsonl").shipped
+    index = read_ship_log(tmp_path / "ship-log.jsonl").shipped
     assert index.pop(doc(1)["dedupe_key"]) == doc(1)["content_hash"]  # not sent again
 
 
@@ -398,7 +397,7 @@ def test_server_text_carrying_the_token_is_scrubbed_from_lines_and_errors(
     log = ShipLog.open(tmp_path / "ship-log.jsonl")
     clock = Clock()
     with pytest.raises(AuthError) as info:
-        ship.ship(
+        ship(
             [doc(1)], transport=transport, log=log, policy=RetryPolicy(),
             endpoints=EndpointPool([A]), shipped=ShippedIndex(), sleep=clock.sleep,
             clock=clock, now=clock, rng=random.Random(1), secret=token,
@@ -462,7 +461,7 @@ def test_concurrent_delivery_uses_n_connections_and_never_sends_a_key_twice_at_o
     docs[20:20] = [doc(3, version=1), doc(3, version=2)]  # one key three times, in a row
     transports = Threaded()
     log = ShipLog.open(tmp_path / "ship-log.jsonl")
-    summary = ship.ship(
+    summary = ship(
         docs, transports=transports, concurrency=4, log=log, policy=RetryPolicy(),
         endpoints=EndpointPool([A]), shipped=ShippedIndex(),
     )  # fmt: skip
@@ -489,7 +488,7 @@ def test_concurrent_run_starts_with_one_request_so_a_wrong_token_costs_one(
     transports = Threaded(status=401)
     log = ShipLog.open(tmp_path / "ship-log.jsonl")
     with pytest.raises(AuthError):
-        ship.ship(
+        ship(
             [doc(i) for i in range(20)], transports=transports, concurrency=4, log=log,
             policy=RetryPolicy(), endpoints=EndpointPool([A]), shipped=ShippedIndex(),
         )  # fmt: skip
@@ -507,7 +506,7 @@ def test_concurrent_breaker_stops_and_in_flight_documents_get_aborted_lines(
     summary = Summary()
     policy = RetryPolicy(max_attempts=2, breaker=3, backoff_base=0.001, backoff_cap=0.001)
     with pytest.raises(BreakerOpen):
-        ship.ship(
+        ship(
             [doc(i) for i in range(50)], transports=transports, concurrency=4, log=log,
             policy=policy, endpoints=EndpointPool([A]), shipped=ShippedIndex(), summary=summary,
         )  # fmt: skip

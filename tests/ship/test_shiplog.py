@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ship import (
+from harvest.shipping.errors import ShipLogError, WorkspaceLocked
+from harvest.shipping.shiplog import (
     ShipLog,
     WorkspaceLock,
-    WorkspaceLocked,
+    compact_log,
     read_ship_log,
     repair_tail,
 )
@@ -156,8 +157,9 @@ def test_the_lock_refuses_a_second_holder_naming_the_first(tmp_path: Path) -> No
             sys.executable,
             "-c",
             (
-                "import sys, time; from pathlib import Path; import ship;"
-                "lock = ship.WorkspaceLock(Path(sys.argv[1])); lock.acquire();"
+                "import sys, time; from pathlib import Path;"
+                "from harvest.shipping.shiplog import WorkspaceLock;"
+                "lock = WorkspaceLock(Path(sys.argv[1])); lock.acquire();"
                 "print('held', flush=True);"
                 "time.sleep(30)"
             ),
@@ -260,8 +262,6 @@ def test_a_sealed_log_drops_late_answers_but_takes_the_aborted_lines(tmp_path: P
 
 
 def test_a_write_error_is_a_ship_log_error_and_stays_one(tmp_path: Path) -> None:
-    from ship import ShipLogError
-
     path = tmp_path / "ship-log.jsonl"
     fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o600)  # writes fail with EBADF
     log = ShipLog(path, fd)
@@ -303,8 +303,6 @@ def skip_set(path: Path, keys: list[str]) -> dict[str, str | None]:
 
 
 def test_compaction_keeps_one_line_per_shipped_key_and_the_same_skip_set(tmp_path: Path) -> None:
-    from ship import compact_log
-
     path = tmp_path / "ship-log.jsonl"
     compacted_log(path)
     keys = [

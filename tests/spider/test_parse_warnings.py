@@ -27,7 +27,7 @@ def test_warnings_are_counted_recorded_with_the_ok_and_shown_by_status(tmp_path:
     ws, log = tmp_path / "ws", tmp_path / "crawl.log"
     with running_replica(cases=CASES, seed=3, court_id=COURT) as rep:
         cmd = crawl_command(
-            rep.url, COURT, ws, settings={"SPIDER_MODULES": "tests.spider.warn_spider"}
+            rep.url, COURT, ws, settings={"SPIDER_MODULES": "tests.support.warn_spider"}
         )
         proc = start(cmd, log)
         wait_for_progress(ws, exchanges(ws) + 150, timeout=120)

@@ -1,4 +1,7 @@
-"""Refresh runs for tests: a due refresh killed with SIGKILL at chosen moments (issue 14)."""
+"""Refresh runs for tests: a due refresh killed with SIGKILL at chosen moments (issue 14), and
+the scheduler's side of a refresh without a reactor (a spider with a policy, its list page, every
+pending row fetched).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from scrapy import Request
+from scrapy.http import HtmlResponse
+
+from extensions.scheduler import HarvestScheduler
+from extensions.store import Generation, RequestStore
+from harvest.meta import META_REFRESH_GENERATION
 from tests.support.harvest_run import crawl_command, start, state_query
+from tests.support.scheduler import UnitSpider, req
 
 
 def state_rows(state: Path | str, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -107,3 +117,34 @@ def kill_a_due_refresh(
             )
         )
     return ok_before
+
+
+class RefreshSpider(UnitSpider):
+    """What the scheduler reads of the sipp spider: the policy, the day, the hook."""
+
+    def __init__(self, policy: str, today: str) -> None:
+        super().__init__()
+        self.refresh_policy = policy
+        self.refresh_today = today
+        self.opened: list[Generation] = []
+
+    def on_generation(self, generation: Generation, store: RequestStore) -> None:
+        self.opened.append(generation)
+
+
+def fetch_all(s: HarvestScheduler) -> int:
+    """Dispatch every pending row and end each ok; how many."""
+    n = 0
+    while (request := s.next_request()) is not None:
+        rid = s.output_started(HtmlResponse(request.url, body=b"<html></html>", request=request))
+        assert rid is not None
+        s.output_done(rid)
+        n += 1
+    return n
+
+
+def list_page(generation: int | None) -> Request:
+    meta: dict[str, Any] = {}
+    if generation is not None:
+        meta[META_REFRESH_GENERATION] = generation
+    return req("list|c1|all|1", meta=meta)

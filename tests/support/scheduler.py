@@ -23,8 +23,8 @@ from tests.support.waiting import wait_until
 MINI = {
     **FAST_SETTINGS,
     "DOWNLOAD_TIMEOUT": "5",
-    "SPIDER_MODULES": "tests.scheduler.minispider",
-    "ITEM_PIPELINES": json.dumps({"tests.scheduler.minispider.MiniStorePipeline": 300}),
+    "SPIDER_MODULES": "tests.support.minispider",
+    "ITEM_PIPELINES": json.dumps({"tests.support.minispider.MiniStorePipeline": 300}),
     "DOWNLOADER_MIDDLEWARES": json.dumps(
         {
             "extensions.outcome.OutcomeDownloaderMiddleware": 20,

@@ -1,6 +1,6 @@
 """The small spider (and its item store) the scheduler's crawl tests run as a subprocess.
 
-``scrapy crawl mini -s SPIDER_MODULES=tests.scheduler.minispider -a base_url=<MiniSite.url>``.
+``scrapy crawl mini -s SPIDER_MODULES=tests.support.minispider -a base_url=<MiniSite.url>``.
 It routes like the sipp spider: list pages (priority 0) -> cases (10) -> tabs (20), every request
 with a ``harvest_key``, cases and tabs with the case's ``harvest_group``. Items are upserted into
 ``<workspace>/mini-items.sqlite`` by :class:`MiniStorePipeline` (idempotent, committed per item).

@@ -1,7 +1,7 @@
 """A spider that yields case parts straight from ``start()`` (no network): good and bad ones.
 
-Run by ``test_crawl_pipeline.py`` with ``scrapy runspider`` inside the project, so the project's
-settings (pipeline, scheduler) apply as in a real crawl.
+Run by ``tests/pipeline/test_crawl_pipeline.py`` with ``scrapy runspider`` inside the project,
+so the project's settings (pipeline, scheduler) apply as in a real crawl.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A minimal crawl behind the replica's JavaScript gate, run as a subprocess by the tests.
 
-``python -m tests.browser.gatecrawl BASE_URL MODE OUT_JSON [PAGES]`` fetches the list pages
+``python -m tests.support.gatecrawl BASE_URL MODE OUT_JSON [PAGES]`` fetches the list pages
 1..PAGES of the replica at BASE_URL, each in its own cookie jar, with only Scrapy's defaults and
 :class:`harvest.clearance.ClearanceMiddleware` (``SIPP_BROWSER=MODE``). It writes
 ``{"items": [...], "stats": {...}}`` to OUT_JSON. It needs none of the project's scheduler,

@@ -1,7 +1,7 @@
 """The ``sipp`` spider on a court whose Saksi tab has no parser: every Saksi page is kept by the
 generic parser with a ``tab:saksi`` / ``saksi`` / ``page`` parse warning.
 
-``scrapy crawl sipp -s SPIDER_MODULES=tests.spider.warn_spider ...`` (the spider keeps its name).
+``scrapy crawl sipp -s SPIDER_MODULES=tests.support.warn_spider ...`` (the spider keeps its name).
 """
 
 from __future__ import annotations
