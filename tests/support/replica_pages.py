@@ -63,6 +63,14 @@ def parsed_object(kind: str, html: str, url: str) -> Any:
     raise ValueError(f"unknown page kind {kind!r}")
 
 
+def _session() -> requests.Session:
+    """A session that reads no proxy settings from the environment (the replica is on
+    127.0.0.1; looking the proxies up again for every request cost a fifth of a crawl)."""
+    session = requests.Session()
+    session.trust_env = False
+    return session
+
+
 def _get(session: requests.Session, url: str, expect: str, **kw: Any) -> requests.Response:
     resp = session.get(url, timeout=TIMEOUT)
     assert resp.status_code == 200, (url, resp.status_code)
@@ -97,7 +105,7 @@ def list_rows(base_url: str, session: requests.Session) -> tuple[list[Page], lis
 
 def case_pages(base_url: str, rows: list[ListRow]) -> Iterator[Page]:
     """The detail page and every available tab of each row's case, in a session of its own."""
-    session = requests.Session()
+    session = _session()
     _get(session, base_url, "list")
     for row in rows:
         resp = _get(session, row.detail_url, "detail", case_number=row.nomor_perkara)
@@ -114,7 +122,7 @@ def crawl_pages(base_url: str, check: Callable[[Page], T], *, workers: int = 2) 
     """``check(page)`` for every list page, detail page and tab fragment of the replica at
     ``base_url``: the cases are split over ``workers`` sessions crawling at once (the replica
     renders while a worker parses)."""
-    session = requests.Session()
+    session = _session()
     pages, rows = list_rows(base_url, session)
     results = [check(page) for page in pages]
     chunks = [rows[i::workers] for i in range(workers)]
