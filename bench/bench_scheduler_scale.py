@@ -33,7 +33,7 @@ from scrapy import Request, Spider
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from harvest.meta import META_COOKIEJAR, META_GROUP, META_KEY, META_RID
+from harvest.base.meta import META_COOKIEJAR, META_GROUP, META_KEY, META_RID
 from tests.support.paths import REPO
 
 COURT = "pn-bench"
@@ -69,7 +69,7 @@ def _request(i: int) -> Request:
 def build_state(ws: Path, rows: int) -> float:
     """Write ``rows`` pending rows through the store's schema, in big transactions."""
     from extensions.sqlite_store import SqliteRequestStore
-    from harvest.clock import utc_now
+    from harvest.base.clock import utc_now
 
     ws.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()

@@ -42,9 +42,9 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
+from harvest.base.workspace import open_private
 from harvest.shipping.documents import encode
 from harvest.shipping.shiplog import read_ship_log
-from harvest.workspace import open_private
 from pipelines.store import ItemStore
 from tests.support.ingest import TOKEN, IngestServer, ship_env, start_server
 from tests.support.paths import REPO, SHIP

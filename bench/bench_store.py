@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the checkout
 
-from harvest.canonical import canonical_json, content_hash
+from harvest.base.canonical import canonical_json, content_hash
 from pipelines.store import ItemStore, merge_document
 
 COURT = "pa-bench"

@@ -26,8 +26,8 @@ import urllib.request
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from harvest.clock import utc_now
-from harvest.settings_error import SettingsError
+from harvest.base.clock import utc_now
+from harvest.base.settings_error import SettingsError
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

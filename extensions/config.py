@@ -3,7 +3,8 @@
 ==============================  =======  ===============================================
 setting                         type     default / meaning
 ==============================  =======  ===============================================
-``HARVEST_WORKSPACE``           str      see :mod:`harvest.workspace`; state.sqlite lives there
+``HARVEST_WORKSPACE``           str      see :mod:`harvest.base.workspace`; state.sqlite
+                                         lives there
 ``HARVEST_STATE_STORE``         str      ``extensions.sqlite_store.SqliteRequestStore``
 ``HARVEST_STATE_BUSY_TIMEOUT``  float    ``30.0`` seconds SQLite waits for a lock
 ``HARVEST_STATE_SYNCHRONOUS``   str      ``NORMAL`` (or ``FULL``: survive power loss too)
@@ -34,8 +35,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.misc import load_object
 
-from harvest.settings_error import SettingsError
-from harvest.workspace import STATE_DB, WORKSPACE_ENV, ensure_workspace, resolve_workspace
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import STATE_DB, WORKSPACE_ENV, ensure_workspace, resolve_workspace
 
 from .store import DEFAULT_LEASE_TTL
 
@@ -85,8 +86,8 @@ class SchedulerConfig:
 
     def __post_init__(self) -> None:
         if self.database_url:
-            from harvest.dburl import is_database_url
-            from harvest.scrubbing import redact_url
+            from harvest.base.dburl import is_database_url
+            from harvest.base.scrubbing import redact_url
 
             if not is_database_url(self.database_url):
                 raise SettingsError(
@@ -211,7 +212,7 @@ class SchedulerConfig:
         ``defer_commit`` (group commit) is passed on only when ``HARVEST_STATE_COMMIT`` is
         ``turn``.
 
-        Raises :class:`harvest.workspace.WorkspaceError` (workspace not usable) or
+        Raises :class:`harvest.base.workspace.WorkspaceError` (workspace not usable) or
         :class:`extensions.store.StateError` (state missing when ``readonly``, or damaged).
         """
         if self.database_url:

@@ -27,8 +27,8 @@ from typing import Any
 from scrapy import Spider
 from scrapy.extensions.corestats import CoreStats as ScrapyCoreStats
 
-from harvest.settings_error import SettingsError
-from harvest.workspace import WorkspaceError
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import WorkspaceError
 
 from .store import StateError
 

@@ -33,10 +33,10 @@ from urllib.parse import SplitResult, urljoin, urlsplit
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import deferred_from_coro
 
-from harvest.close_reasons import TLS_ERROR
+from harvest.base.close_reasons import TLS_ERROR
+from harvest.base.meta import META_KEY
+from harvest.base.scrubbing import strip_userinfo
 from harvest.errors import PageError
-from harvest.meta import META_KEY
-from harvest.scrubbing import strip_userinfo
 
 from .outcome import harvest_scheduler
 

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from harvest.canonical import ITEM_SCHEMA_VERSION
-from harvest.clock import utc_now
-from harvest.close_reasons import KILLED
-from harvest.identity import SOURCE_TYPE_PREFIX
+from harvest.base.canonical import ITEM_SCHEMA_VERSION
+from harvest.base.clock import utc_now
+from harvest.base.close_reasons import KILLED
+from harvest.base.identity import SOURCE_TYPE_PREFIX
 
 from .store import (
     NOTICES,

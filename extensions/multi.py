@@ -33,9 +33,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from harvest.clock import format_utc
-from harvest.close_reasons import FINISHED, PAUSED, SHUTDOWN
-from harvest.meta import META_COURT, META_KEY, META_PARENT, META_RID
+from harvest.base.clock import format_utc
+from harvest.base.close_reasons import FINISHED, PAUSED, SHUTDOWN
+from harvest.base.meta import META_COURT, META_KEY, META_PARENT, META_RID
 
 from .alerts import CourtAlerts
 from .pausing import PausePolicy, is_court_down
@@ -473,5 +473,5 @@ class MultiCourtScheduler(HarvestScheduler):
 
 
 def _epoch(text: str) -> float:
-    """A :func:`harvest.clock.format_utc` time as seconds since the epoch."""
+    """A :func:`harvest.base.clock.format_utc` time as seconds since the epoch."""
     return dt.datetime.fromisoformat(text).timestamp()

@@ -2,7 +2,7 @@
 
 ``NoticeSpiderMiddleware`` (spider order 15, just inside
 :class:`extensions.outcome.OutcomeSpiderMiddleware`) takes every
-:class:`harvest.items.RowProblem` out of a callback's output: it is never an item and never
+:class:`harvest.base.items.RowProblem` out of a callback's output: it is never an item and never
 counts against the request. Each one is logged (WARNING, page URL and row number), counted
 (``harvest/list/row_error``, ``harvest/list/number_clash``) and, under the harvest scheduler,
 recorded as a notice event on the list page's request row (``scrapy status`` lists them). The
@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from harvest.items import RowProblem
+from harvest.base.items import RowProblem
 
 from .outcome import harvest_scheduler
 
@@ -33,7 +33,7 @@ STAT = "harvest/list/"
 
 
 class NoticeSpiderMiddleware:
-    """Consumes :class:`~harvest.items.RowProblem` elements of the callback output."""
+    """Consumes :class:`~harvest.base.items.RowProblem` elements of the callback output."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler

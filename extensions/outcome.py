@@ -35,8 +35,8 @@ from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import load_object
 
+from harvest.base.meta import META_PARSE_WARNINGS, META_RID
 from harvest.errors import StoppedBeforeSending
-from harvest.meta import META_PARSE_WARNINGS, META_RID
 
 from .reasons import reason_for_exception, reason_for_status
 from .scheduler import HarvestScheduler

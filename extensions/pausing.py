@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from harvest.settings_error import SettingsError
+from harvest.base.settings_error import SettingsError
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

@@ -42,14 +42,14 @@ from typing import TYPE_CHECKING, Any, Final
 import psycopg
 from psycopg.pq import TransactionStatus
 
-from harvest.canonical import ITEM_SCHEMA_VERSION
-from harvest.clock import utc_now
-from harvest.close_reasons import KILLED
-from harvest.dburl import is_database_url, url_password
-from harvest.identity import SOURCE_TYPE_PREFIX
-from harvest.liveness import holder_state, process_identity
+from harvest.base.canonical import ITEM_SCHEMA_VERSION
+from harvest.base.clock import utc_now
+from harvest.base.close_reasons import KILLED
+from harvest.base.dburl import is_database_url, url_password
+from harvest.base.identity import SOURCE_TYPE_PREFIX
+from harvest.base.liveness import holder_state, process_identity
+from harvest.base.scrubbing import hide, redact_url
 from harvest.postgres import connect, drop_lease, hold_lease, prepare_schema
-from harvest.scrubbing import hide, redact_url
 
 from .state_counts import ensure_postgres, fold_postgres
 from .store import (
@@ -228,7 +228,7 @@ CREATE TABLE IF NOT EXISTS court_leases (
     acquired_at  TIMESTAMPTZ NOT NULL,
     heartbeat_at TIMESTAMPTZ NOT NULL,
     expires_at   TIMESTAMPTZ NOT NULL,
-    -- the holder's harvest.liveness.process_identity (boot id:start ticks): a holder dead on
+    -- the holder's harvest.base.liveness.process_identity (boot id:start ticks): a holder dead on
     -- this very host is taken over at once (added by _add_lease_identity on older databases)
     proc_start   TEXT
 );
@@ -674,7 +674,7 @@ class PostgresRequestStore:
     def _take_over(self, conn: psycopg.Connection[Any], run: RunInfo, at: str) -> None:
         """The lease row exists: refuse a live holder, take over an expired (or own) one, or
         at once the one of a holder known dead (a pid gone or reused on this very host,
-        :func:`harvest.liveness.holder_state`)."""
+        :func:`harvest.base.liveness.holder_state`)."""
         row = conn.execute(
             "SELECT holder, pid, host, job, started_at, run_id, expires_at <= now() AS expired, "
             "to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
@@ -1701,7 +1701,7 @@ def _wait_for_older_workers(conn: psycopg.Connection[Any], wait: float) -> None:
 
 # --- additive steps (issue 24; no version change: older code never reads these columns) ------
 def _add_lease_identity(conn: psycopg.Connection[Any], *, wait: float) -> None:
-    """``court_leases.proc_start`` (:func:`harvest.liveness.process_identity` of the holder),
+    """``court_leases.proc_start`` (:func:`harvest.base.liveness.process_identity` of the holder),
     added to a schema 3 database created before it; NULL in a lease taken by older code (such
     a holder is only ever taken over once its lease expires)."""
     present = conn.execute(

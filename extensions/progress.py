@@ -41,11 +41,11 @@ from scrapy.utils.misc import load_object
 from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 
-from harvest.close_reasons import FATAL_CLOSE_REASONS
+from harvest.base.close_reasons import FATAL_CLOSE_REASONS
+from harvest.base.scrubbing import redact_url
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import STATE_DB, WorkspaceError, resolve_workspace
 from harvest.exit_status import ADVICE, CHALLENGE_REASON, CrawlFacts, ExitStatus, decide
-from harvest.scrubbing import redact_url
-from harvest.settings_error import SettingsError
-from harvest.workspace import STATE_DB, WorkspaceError, resolve_workspace
 
 from .config import SchedulerConfig
 from .scheduler import HarvestScheduler, court_of, harvests_a_court

@@ -2,15 +2,15 @@
 
 A reason never carries credentials: ``user:password@`` in any URL is cut out, as are
 ``Proxy-Authorization``/``Authorization`` values and ``token=``-like query parameters
-(:func:`harvest.scrubbing.scrub_credentials`).
+(:func:`harvest.base.scrubbing.scrub_credentials`).
 """
 
 from __future__ import annotations
 
 from scrapy.exceptions import IgnoreRequest
 
+from harvest.base.scrubbing import scrub_credentials
 from harvest.errors import PageError
-from harvest.scrubbing import scrub_credentials
 
 __all__ = ["MAX_REASON", "reason_for_exception", "reason_for_status", "scrub"]
 

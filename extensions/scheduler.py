@@ -47,12 +47,12 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.spider import DefaultSpider
 from twisted.python.failure import Failure
 
-from harvest.clock import utc_now
-from harvest.close_reasons import STATE_ERROR, UNSERIALIZABLE_REQUEST
+from harvest.base.clock import utc_now
+from harvest.base.close_reasons import STATE_ERROR, UNSERIALIZABLE_REQUEST
+from harvest.base.meta import META_GROUP, META_KEY, META_PARENT, META_REFRESH_GENERATION, META_RID
+from harvest.base.scrubbing import strip_userinfo
+from harvest.base.workspace import ITEMS_DB, resolve_workspace
 from harvest.fatal import close_fatal, fatal_reason
-from harvest.meta import META_GROUP, META_KEY, META_PARENT, META_REFRESH_GENERATION, META_RID
-from harvest.scrubbing import strip_userinfo
-from harvest.workspace import ITEMS_DB, resolve_workspace
 
 from .config import SchedulerConfig
 from .reasons import reason_for_exception, scrub

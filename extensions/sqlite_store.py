@@ -27,12 +27,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harvest.canonical import ITEM_SCHEMA_VERSION
-from harvest.clock import utc_now
-from harvest.close_reasons import KILLED
-from harvest.holder_lock import HolderLock, LockHeld
-from harvest.identity import SOURCE_TYPE_PREFIX
-from harvest.workspace import private_file, secure_sqlite_files
+from harvest.base.canonical import ITEM_SCHEMA_VERSION
+from harvest.base.clock import utc_now
+from harvest.base.close_reasons import KILLED
+from harvest.base.holder_lock import HolderLock, LockHeld
+from harvest.base.identity import SOURCE_TYPE_PREFIX
+from harvest.base.workspace import private_file, secure_sqlite_files
 
 from .state_counts import ensure_sqlite, sqlite_statements
 from .store import (

@@ -27,8 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from harvest.dburl import is_database_url, scrub
-from harvest.scrubbing import redact_url
+from harvest.base.dburl import is_database_url, scrub
+from harvest.base.scrubbing import redact_url
 
 from .state_counts import case_totals
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harvest.settings_error import SettingsError
+from harvest.base.settings_error import SettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -357,7 +357,7 @@ class ErrorFilter:
 class CourtPause:
     """A court paused because it was down, refusing or answering 5xx for a whole attempt
     budget (table ``court_pauses``; docs/multi-court.md, "Courts that come back by themselves").
-    Times are :func:`harvest.clock.format_utc` text; ``pause_count``: pauses in a row (the
+    Times are :func:`harvest.base.clock.format_utc` text; ``pause_count``: pauses in a row (the
     back-off grows with it); the row goes when the court answers again."""
 
     court: str

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import NotConfigured
 
-from harvest.meta import META_RID, META_SENT_AT
-from harvest.scrubbing import strip_userinfo
+from harvest.base.meta import META_RID, META_SENT_AT
+from harvest.base.scrubbing import strip_userinfo
 
 from .config import SchedulerConfig
 from .outcome import _require_harvest_scheduler, harvest_scheduler

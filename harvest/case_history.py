@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from harvest.identity import case_key, tab_key
-from harvest.items import CASE_PART, TAB_PART_PREFIX
+from harvest.base.identity import case_key, tab_key
+from harvest.base.items import CASE_PART, TAB_PART_PREFIX
 from pipelines.store import PartFetch, merge_document
 
 __all__ = [

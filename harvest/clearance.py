@@ -75,15 +75,15 @@ from scrapy.http import TextResponse
 from scrapy.utils.httpobj import urlparse_cached
 
 from harvest import suffix_list
-from harvest.errors import PageError
-from harvest.meta import (
+from harvest.base.meta import (
     META_BROWSER_PASS,
     META_COURT,
     META_FAIL,
     META_GENERATION,
     META_RESENDS,
 )
-from harvest.settings_error import SettingsError
+from harvest.base.settings_error import SettingsError
+from harvest.errors import PageError
 from harvest.sipp import page_error
 from harvest.sipp.error_pages import JS_CHALLENGE
 

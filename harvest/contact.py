@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from harvest.settings_error import SettingsError
+from harvest.base.settings_error import SettingsError
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

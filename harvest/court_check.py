@@ -35,10 +35,10 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from extensions.store import CourtCheck, CourtRecord
-from harvest.clock import utc_now
+from harvest.base.clock import utc_now
+from harvest.base.settings_error import SettingsError
 from harvest.contact import user_agent
 from harvest.courts import resolve_proxy
-from harvest.settings_error import SettingsError
 from harvest.sipp import page_error
 from harvest.sipp.error_pages import JS_CHALLENGE
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import NotConfigured
 
+from harvest.base.meta import META_COURT
 from harvest.courts import CourtListError, resolve_proxy
-from harvest.meta import META_COURT
 
 if TYPE_CHECKING:
     from typing import Self

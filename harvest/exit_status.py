@@ -16,7 +16,7 @@ code      meaning
 ========  ===================================================================================
 
 Pure: the crawl command gathers the facts (:class:`CrawlFacts`), :func:`decide` names the code.
-The close reasons it reads are spelt in :mod:`harvest.close_reasons`.
+The close reasons it reads are spelt in :mod:`harvest.base.close_reasons`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from harvest.close_reasons import FINISHED
+from harvest.base.close_reasons import FINISHED
 
 __all__ = [
     "CHALLENGE_REASON",

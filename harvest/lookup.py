@@ -1,6 +1,6 @@
 """Finding cases across courts (``scrapy find``, docs/case-history.md): by party name,
 normalised (accents, case and spacing ignored: ``Siti Aminah`` finds ``SITI ÂMINAH``), or by
-case number (normalised as :func:`harvest.identity.normalise_case_number` does), over the item
+case number (normalised as :func:`harvest.base.identity.normalise_case_number` does), over the item
 store of either backend."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import TypeVar
 from scrapy import Spider
 from scrapy.http import Response
 
-from harvest.meta import META_PARSE_WARNINGS
+from harvest.base.meta import META_PARSE_WARNINGS
 from harvest.sipp.warnings import collect_warnings
 
 __all__ = ["STAT_PREFIX", "parsed"]

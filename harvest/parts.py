@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from harvest.items import CASE_PART, CasePart, tab_part
+from harvest.base.items import CASE_PART, CasePart, tab_part
 from harvest.sipp import DetailPage, ListRow, case_part_data, parse_detail_page, parse_tab
 
 __all__ = [

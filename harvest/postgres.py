@@ -15,8 +15,8 @@ from typing import Any, Final
 import psycopg
 from psycopg import sql
 
-from harvest.dburl import scrub
-from harvest.scrubbing import redact_url
+from harvest.base.dburl import scrub
+from harvest.base.scrubbing import redact_url
 
 __all__ = [
     "CONNECT_TIMEOUT",

@@ -42,8 +42,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http.cookies import CookieJar
 
 from harvest import suffix_list
-from harvest.errors import StoppedBeforeSending
-from harvest.meta import (
+from harvest.base.meta import (
     META_COOKIEJAR,
     META_COURT,
     META_FORCE_WARM,
@@ -54,6 +53,7 @@ from harvest.meta import (
     META_SESSION_LEASE,
     META_WARMUP_URL,
 )
+from harvest.errors import StoppedBeforeSending
 
 if TYPE_CHECKING:
     from typing import Self

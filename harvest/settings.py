@@ -14,7 +14,7 @@ SPIDER_MODULES = ["harvest.spiders"]
 NEWSPIDER_MODULE = "harvest.spiders"
 COMMANDS_MODULE = "harvest.commands"
 
-# --- workspace (harvest/workspace.py) -------------------------------------------------------
+# --- workspace (harvest/base/workspace.py) -------------------------------------------------------
 # Absolute path, or relative to scrapy.cfg; under scrapyd it must be absolute.
 HARVEST_WORKSPACE = os.environ.get("HARVEST_WORKSPACE", "")
 

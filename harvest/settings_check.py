@@ -10,7 +10,8 @@ has been read (project, environment, ``-s``, scrapyd's ``setting=``), before any
   ``True``/``False``/``true``/``false``/``1``/``0`` is refused with its name (Scrapy raises a
   ``ValueError`` traceback from deep inside a component, or takes any non-empty string as true).
 
-A refusal is a :class:`harvest.settings_error.SettingsError`: ``scrapy crawl`` prints it as one
+A refusal is a :class:`harvest.base.settings_error.SettingsError`: ``scrapy crawl`` prints it
+as one
 line and exits 1 (README, "Exit status").
 """
 
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 from scrapy.settings import default_settings
 
 from harvest import settings as project_settings
-from harvest.settings_error import SettingsError
+from harvest.base.settings_error import SettingsError
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from harvest.identity import IdentityError, court_id_from_url, validate_court_id
-from harvest.scrubbing import mask_userinfo
+from harvest.base.identity import IdentityError, court_id_from_url, validate_court_id
+from harvest.base.scrubbing import mask_userinfo
 from harvest.sipp.detail_page import TAB_DIV_SLUGS
 
 ALL_CASES = "all"

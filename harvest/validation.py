@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING
 from scrapy.downloadermiddlewares.retry import get_retry_request
 from scrapy.http import TextResponse
 
-from harvest.errors import ErrorPageServed, PageError, WrongCase
-from harvest.meta import (
+from harvest.base.meta import (
     META_CASE,
     META_CUT,
     META_CUT_DIGEST,
@@ -35,6 +34,7 @@ from harvest.meta import (
     META_PAGE_ERROR_KIND,
     META_SHOWN_LABELS,
 )
+from harvest.errors import ErrorPageServed, PageError, WrongCase
 from harvest.sipp import page_error
 from harvest.sipp.cut import cut_digest, detail_skeleton, fatal_message
 from harvest.sipp.error_pages import TRUNCATED

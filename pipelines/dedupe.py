@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, Any, Self
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem, NotConfigured
 
-from harvest.close_reasons import ITEM_STORE_ERROR
-from harvest.dburl import DATABASE_URL_ENV, database_url
-from harvest.fatal import close_fatal
-from harvest.workspace import (
+from harvest.base.close_reasons import ITEM_STORE_ERROR
+from harvest.base.dburl import DATABASE_URL_ENV, database_url
+from harvest.base.workspace import (
     ITEMS_DB,
     WORKSPACE_ENV,
     WorkspaceError,
     ensure_workspace,
     resolve_workspace,
 )
+from harvest.fatal import close_fatal
 from pipelines.item_backends import open_item_store
 from pipelines.store import InvalidPart, ItemStore, ItemStoreError
 
@@ -82,7 +82,8 @@ class DedupeConfig:
 
 
 class DedupePipeline:
-    """Upsert each :class:`harvest.items.CasePart` into ``items.sqlite``; drop bad parts loudly."""
+    """Upsert each :class:`~harvest.base.items.CasePart` into ``items.sqlite``; drop bad parts
+    loudly."""
 
     #: The scheduler cross-checks ``ok`` requests against the parts of ``items.sqlite`` on open
     #: when an enabled pipeline says it stores them (docs/scheduler.md, "Stores cross-check").

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harvest.workspace import ITEMS_DB
+from harvest.base.workspace import ITEMS_DB
 from pipelines.store import ItemStore
 
 __all__ = ["open_item_store"]
@@ -18,7 +18,8 @@ def open_item_store(
     workspace: Path, *, database_url: str | None, readonly: bool = False
 ) -> ItemStore:
     """The item store every caller opens: ``<workspace>/items.sqlite``, or the PostgreSQL
-    database of ``database_url`` (``HARVEST_DATABASE_URL``, see :func:`harvest.dburl.database_url`)
+    database of ``database_url`` (``HARVEST_DATABASE_URL``, see
+    :func:`harvest.base.dburl.database_url`)
     when it is set. Raises :class:`ItemStoreError` as :meth:`ItemStore.open` does."""
     if database_url:
         # imported here, not at the top: psycopg costs every SQLite command (scrapy status,

@@ -17,7 +17,7 @@ module supplies only the backend (docs/postgres.md, "The item store"):
   transaction through a server-side cursor: one snapshot, memory flat.
 
 The URL's password never appears in a message: the store is named by
-:func:`harvest.scrubbing.redact_url` (:attr:`location`) and driver messages are scrubbed.
+:func:`harvest.base.scrubbing.redact_url` (:attr:`location`) and driver messages are scrubbed.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from typing import Any, ClassVar, Final, Self
 import psycopg
 from psycopg.pq import TransactionStatus
 
-from harvest.dburl import is_database_url, scrub
+from harvest.base.dburl import is_database_url, scrub
+from harvest.base.scrubbing import redact_url
 from harvest.postgres import connect, lease_token, prepare_schema
-from harvest.scrubbing import redact_url
 from pipelines.store import (
     _HISTORY_SCHEMA,
     _SCHEMA,

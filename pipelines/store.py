@@ -41,22 +41,22 @@ from pathlib import Path
 from typing import Any, ClassVar, NotRequired, Protocol, Self, TypedDict
 from urllib.parse import quote
 
-from harvest.canonical import (
+from harvest.base.canonical import (
     ITEM_SCHEMA_VERSION,
     NotCanonicalisable,
     canonical_json,
     document_hash,
     document_hash_from_json,
 )
-from harvest.clock import format_utc, utc_now
-from harvest.identity import (
+from harvest.base.clock import format_utc, utc_now
+from harvest.base.identity import (
     IdentityError,
     normalise_case_number,
     source_type,
     validate_court_id,
 )
-from harvest.items import CASE_PART, TAB_PART_PREFIX
-from harvest.workspace import private_file, secure_sqlite_files
+from harvest.base.items import CASE_PART, TAB_PART_PREFIX
+from harvest.base.workspace import private_file, secure_sqlite_files
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -194,7 +194,8 @@ class ValidPart:
 
 @dataclass(frozen=True)
 class PartRecord:
-    """One stored part as :meth:`ItemStore.get_part` returns it (times: :mod:`harvest.clock`)."""
+    """One stored part as :meth:`ItemStore.get_part` returns it (times:
+    :mod:`harvest.base.clock`)."""
 
     dedupe_key: str
     part: str
@@ -296,7 +297,7 @@ def _non_string_key(data: Any) -> object | None:
 
 
 def _hash_of_canonical(text: str) -> str:
-    """:func:`harvest.canonical.content_hash` of the data whose canonical JSON is ``text``.
+    """:func:`harvest.base.canonical.content_hash` of the data whose canonical JSON is ``text``.
 
     The same digest without serialising the data a second time (a test pins the equality).
     """
@@ -343,7 +344,7 @@ class ShippedDocument(TypedDict):
     source_id: str
     #: The item format (docs/item-format.md, "Versions"): the oldest format among its parts.
     schema_version: int
-    #: :func:`harvest.canonical.document_hash` over ``schema_version``, ``complete``, ``case``
+    #: :func:`harvest.base.canonical.document_hash` over ``schema_version``, ``complete``, ``case``
     #: and ``tabs`` (format 1: without ``schema_version``).
     content_hash: str
     complete: bool
@@ -371,7 +372,7 @@ def merge_document(
     ``case`` part's data (``None`` while it is missing); ``tabs`` maps each slug to its
     ``tab:<slug>`` part's data, for every tab part present. ``complete`` is true when the
     ``case`` part is present and every tab it lists with ``available`` true has a part.
-    ``content_hash`` is :func:`harvest.canonical.document_hash` of the document.
+    ``content_hash`` is :func:`harvest.base.canonical.document_hash` of the document.
     """
     case: Any = None
     tabs: dict[str, Any] = {}
@@ -836,7 +837,7 @@ class ItemStore:
         """Stream the merged case documents ordered by ``dedupe_key`` (memory stays flat).
 
         ``complete_only`` keeps complete cases only; ``court`` keeps one court id;
-        ``changed_since`` (:mod:`harvest.clock` text) the documents created or changed at or
+        ``changed_since`` (:mod:`harvest.base.clock` text) the documents created or changed at or
         after that time. The whole iteration reads one snapshot of the store, even while a
         crawl keeps writing.
         """
@@ -903,7 +904,8 @@ class ItemStore:
             raise self._error("cannot count documents", exc) from exc
 
     def changes_since(self, since: str, *, court: str) -> tuple[int, int]:
-        """For a refresh that started at ``since`` (:mod:`harvest.clock` text): how many of the
+        """For a refresh that started at ``since`` (:mod:`harvest.base.clock` text): how many
+        of the
         court's documents stored before it changed after it (their version moved), and how many
         were first stored after it."""
         try:

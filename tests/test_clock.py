@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from harvest.clock import format_utc
+from harvest.base.clock import format_utc
 
 
 def _reference(moment: float) -> str:

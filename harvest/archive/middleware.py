@@ -52,10 +52,8 @@ from harvest.archive.store import (
     IndexEntry,
     new_run_name,
 )
-from harvest.close_reasons import ARCHIVE_ERROR
-from harvest.errors import AnswerNotKept
-from harvest.fatal import close_fatal
-from harvest.meta import (
+from harvest.base.close_reasons import ARCHIVE_ERROR
+from harvest.base.meta import (
     META_BROWSER_PASS,
     META_CASE,
     META_COURT,
@@ -69,8 +67,10 @@ from harvest.meta import (
     META_PARSE_CONTEXT,
     META_SHOWN_LABELS,
 )
-from harvest.settings_error import SettingsError
-from harvest.workspace import WORKSPACE_ENV, ensure_workspace, resolve_workspace
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import WORKSPACE_ENV, ensure_workspace, resolve_workspace
+from harvest.errors import AnswerNotKept
+from harvest.fatal import close_fatal
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -31,13 +31,13 @@ from harvest.archive.store import (
     IndexEntry,
     read_entry,
 )
-from harvest.clock import utc_now
-from harvest.holder_lock import HolderLock, LockHeld
-from harvest.items import CasePart
+from harvest.base.clock import utc_now
+from harvest.base.holder_lock import HolderLock, LockHeld
+from harvest.base.items import CasePart
+from harvest.base.workspace import ITEMS_DB
 from harvest.parts import parts_of_page
 from harvest.sipp import page_error
 from harvest.sipp.error_pages import TRUNCATED
-from harvest.workspace import ITEMS_DB
 from pipelines.item_backends import open_item_store
 from pipelines.store import InvalidPart, ItemStore, ItemStoreError, UpsertResult, validate_part
 

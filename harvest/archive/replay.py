@@ -31,8 +31,8 @@ from scrapy.http import HtmlResponse
 
 from harvest.archive.middleware import archive_enabled, archive_root
 from harvest.archive.store import INDEX_DB, ArchiveError, ArchiveIndex, CorruptRecord, read_entry
-from harvest.clock import utc_now
-from harvest.meta import META_BROWSER_PASS, META_IS_WARMUP, META_KEY
+from harvest.base.clock import utc_now
+from harvest.base.meta import META_BROWSER_PASS, META_IS_WARMUP, META_KEY
 
 if TYPE_CHECKING:
     from scrapy import Request

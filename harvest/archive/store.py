@@ -41,9 +41,9 @@ from warcio.exceptions import ArchiveLoadFailed
 from warcio.warcwriter import WARCWriter
 
 from harvest.archive.encoder import RecordIds, encode_record, http_block, make_record_id
-from harvest.clock import format_utc
-from harvest.scrubbing import REDACTED_HEADER, SECRET_HEADERS
-from harvest.workspace import ensure_workspace, open_private, secure_sqlite_files
+from harvest.base.clock import format_utc
+from harvest.base.scrubbing import REDACTED_HEADER, SECRET_HEADERS
+from harvest.base.workspace import ensure_workspace, open_private, secure_sqlite_files
 
 __all__ = [
     "ARCHIVE_DIR",

@@ -1,7 +1,7 @@
 """The upgrade step of a crawl's start: parts of an older item format rebuilt from the archive.
 
 A workspace (or database) written by an older harvest holds parts of an older item format
-(``parts.schema_version`` below :data:`harvest.canonical.ITEM_SCHEMA_VERSION`). Exporting them
+(``parts.schema_version`` below :data:`harvest.base.canonical.ITEM_SCHEMA_VERSION`). Exporting them
 as they are would ship old-format data as current. When a crawl of a court starts, with its
 crawl lock (or lease) held and before the stores' cross-check, :func:`rebuild_older_parts`
 re-parses the archived page of every such part with today's parsers, as ``scrapy reparse``
@@ -18,8 +18,8 @@ from pathlib import Path
 
 from harvest.archive.reparse import reparse
 from harvest.archive.store import ARCHIVE_DIR, INDEX_DB, ArchiveError
-from harvest.identity import case_key, tab_key
-from harvest.items import CASE_PART, TAB_PART_PREFIX
+from harvest.base.identity import case_key, tab_key
+from harvest.base.items import CASE_PART, TAB_PART_PREFIX
 from pipelines.item_backends import open_item_store
 from pipelines.store import ItemStoreError
 

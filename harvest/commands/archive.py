@@ -16,7 +16,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from harvest.archive.store import ARCHIVE_DIR, INDEX_DB, ArchiveError, ArchiveIndex, prune, status
-from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
+from harvest.base.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 
 if TYPE_CHECKING:
     import argparse

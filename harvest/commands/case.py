@@ -21,11 +21,16 @@ from extensions.config import SchedulerConfig
 from extensions.store import StateError
 from harvest.archive.reparse import PageFailed, parts_of_entry
 from harvest.archive.store import ARCHIVE_DIR, INDEX_DB, ArchiveError, ArchiveIndex, IndexEntry
+from harvest.base.dburl import DATABASE_URL_ENV, database_url
+from harvest.base.identity import (
+    IdentityError,
+    dedupe_key,
+    normalise_case_number,
+    validate_court_id,
+)
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from harvest.case_history import Fetch, Version, build_history
-from harvest.dburl import DATABASE_URL_ENV, database_url
-from harvest.identity import IdentityError, dedupe_key, normalise_case_number, validate_court_id
-from harvest.settings_error import SettingsError
-from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from pipelines.item_backends import open_item_store
 from pipelines.store import ItemStoreError
 

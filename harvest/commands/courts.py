@@ -22,10 +22,10 @@ from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
 from extensions.store import CourtCheck, CourtRecord, StateError
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import WorkspaceError
 from harvest.court_check import check_courts
 from harvest.courts import CourtListError, read_courts, read_directory
-from harvest.settings_error import SettingsError
-from harvest.workspace import WorkspaceError
 
 if TYPE_CHECKING:
     import argparse

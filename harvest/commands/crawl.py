@@ -5,7 +5,8 @@ Scrapy exits 0 whenever the crawl started. This command exits with the code of
 fatal error, 3 failed requests left, 4 blocked by a JavaScript challenge with the browser off,
 5 stopped with requests still waiting (also a stop forced by a second signal or overdue past
 ``HARVEST_STOP_TIMEOUT``: :mod:`extensions.stopping`). A bad spider argument is one line on
-stderr (no traceback) and exit 1; a fatal close (:data:`harvest.close_reasons.FATAL_ADVICE`: the
+stderr (no traceback) and exit 1; a fatal close
+(:data:`harvest.base.close_reasons.FATAL_ADVICE`: the
 request state or the item store failed, e.g. a full disk) adds one line saying what to do. The
 summary itself is logged by :class:`extensions.progress.ProgressReporter`.
 """
@@ -25,11 +26,11 @@ from extensions import expected_failures
 from extensions.progress import exit_status_of
 from extensions.stopping import StopGuard, stop_timeout
 from extensions.store import StateError
-from harvest.close_reasons import FATAL_ADVICE
+from harvest.base.close_reasons import FATAL_ADVICE
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import WorkspaceError
 from harvest.exit_status import ExitStatus
-from harvest.settings_error import SettingsError
 from harvest.spider_args import SpiderArgumentError
-from harvest.workspace import WorkspaceError
 
 if TYPE_CHECKING:
     import argparse

@@ -23,14 +23,14 @@ from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
 from extensions.store import StateError
-from harvest.canonical import canonical_json
-from harvest.dburl import DATABASE_URL_ENV, database_url
+from harvest.base.canonical import canonical_json
+from harvest.base.dburl import DATABASE_URL_ENV, database_url
+from harvest.base.identity import IdentityError, validate_court_id
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from harvest.flat.changed import ChangedSince, ChangedSinceError, parse_time
 from harvest.flat.writers import FORMATS, write_tables
-from harvest.identity import IdentityError, validate_court_id
 from harvest.schema.privacy import redact_names
-from harvest.settings_error import SettingsError
-from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from pipelines.item_backends import open_item_store
 from pipelines.store import ItemStoreError
 

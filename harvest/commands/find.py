@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from harvest.dburl import DATABASE_URL_ENV, database_url
-from harvest.identity import IdentityError, normalise_case_number, validate_court_id
+from harvest.base.dburl import DATABASE_URL_ENV, database_url
+from harvest.base.identity import IdentityError, normalise_case_number, validate_court_id
+from harvest.base.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from harvest.lookup import Match, find_by_party
-from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from pipelines.item_backends import open_item_store
 from pipelines.store import ItemStoreError
 

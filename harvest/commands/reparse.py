@@ -16,8 +16,8 @@ from scrapy.exceptions import UsageError
 
 from harvest.archive.reparse import KINDS, format_progress, reparse
 from harvest.archive.store import ArchiveError
-from harvest.dburl import DATABASE_URL_ENV, database_url
-from harvest.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
+from harvest.base.dburl import DATABASE_URL_ENV, database_url
+from harvest.base.workspace import WORKSPACE_ENV, WorkspaceError, resolve_workspace
 from pipelines.store import ItemStoreError
 
 if TYPE_CHECKING:

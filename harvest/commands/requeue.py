@@ -19,9 +19,9 @@ from scrapy.exceptions import UsageError
 
 from extensions.config import SchedulerConfig
 from extensions.store import KINDS, ErrorFilter, StateError
-from harvest.clock import format_utc
-from harvest.settings_error import SettingsError
-from harvest.workspace import WorkspaceError
+from harvest.base.clock import format_utc
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import WorkspaceError
 
 if TYPE_CHECKING:
     import argparse
@@ -41,7 +41,7 @@ def parse_duration(text: str) -> dt.timedelta:
 
 
 def cutoff(age: dt.timedelta, now: dt.datetime | None = None) -> str:
-    """The time ``age`` before ``now``, as the state stores times (:mod:`harvest.clock`)."""
+    """The time ``age`` before ``now``, as the state stores times (:mod:`harvest.base.clock`)."""
     return format_utc((now or dt.datetime.now(dt.UTC)) - age)
 
 

@@ -24,19 +24,19 @@ from scrapy.exceptions import UsageError
 from extensions.config import SchedulerConfig
 from extensions.state_queries import read_errors
 from extensions.store import NOTICES, RequestStore, StateError, Status, StatusReport
-from harvest.clock import utc_now
-from harvest.refresh.planner import RefreshConfig
-from harvest.refresh.report import refresh_report, utc_today
-from harvest.settings_error import SettingsError
-from harvest.status_check import Thresholds, failures
-from harvest.status_page import StatusExtra, gather, render_page
-from harvest.workspace import (
+from harvest.base.clock import utc_now
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import (
     ITEMS_DB,
     WORKSPACE_ENV,
     WorkspaceError,
     open_private,
     resolve_workspace,
 )
+from harvest.refresh.planner import RefreshConfig
+from harvest.refresh.report import refresh_report, utc_today
+from harvest.status_check import Thresholds, failures
+from harvest.status_page import StatusExtra, gather, render_page
 from pipelines.item_backends import open_item_store
 from pipelines.store import ItemStoreError
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from harvest.clock import format_utc
+from harvest.base.clock import format_utc
 
 __all__ = ["ChangedSince", "ChangedSinceError", "parse_time"]
 
@@ -35,7 +35,7 @@ class _Generation(Protocol):
 
 
 def parse_time(value: str) -> str:
-    """An ISO 8601 time or date (UTC unless it has an offset) as :mod:`harvest.clock` text."""
+    """An ISO 8601 time or date (UTC unless it has an offset) as :mod:`harvest.base.clock` text."""
     text = value.strip()
     try:
         moment = dt.datetime.fromisoformat(text)

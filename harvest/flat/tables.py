@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harvest.canonical import canonical_json
+from harvest.base.canonical import canonical_json
 
 __all__ = ["TABLES", "Column", "Table", "flatten"]
 

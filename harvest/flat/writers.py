@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from harvest.canonical import canonical_json
+from harvest.base.canonical import canonical_json
 from harvest.flat.tables import TABLES, Table, flatten
 
 __all__ = ["FORMATS", "write_tables"]

@@ -30,7 +30,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harvest.canonical import canonical_json
+from harvest.base.canonical import canonical_json
+from harvest.base.settings_error import SettingsError
+from harvest.base.workspace import ITEMS_DB
 from harvest.refresh.policy import (
     DEFAULT_MAX_DAYS,
     DEFAULT_MIN_DAYS,
@@ -38,10 +40,8 @@ from harvest.refresh.policy import (
     case_facts,
     due,
 )
-from harvest.settings_error import SettingsError
 from harvest.sipp.case_part import LIST_ROW_KEYS
 from harvest.sipp.document import OTHER_KEY
-from harvest.workspace import ITEMS_DB
 from pipelines.item_backends import open_item_store
 
 if TYPE_CHECKING:

@@ -20,6 +20,13 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from harvest.base.workspace import (
+    SHIP_LOG,
+    WORKSPACE_ENV,
+    WorkspaceError,
+    open_private,
+    resolve_workspace,
+)
 from harvest.shipping.documents import open_documents
 from harvest.shipping.endpoints import ENDPOINT_ENV, TOKEN_ENV, EndpointPool, parse_endpoints
 from harvest.shipping.errors import (
@@ -58,13 +65,6 @@ from harvest.shipping.shiplog import (
     repair_tail,
 )
 from harvest.shipping.transport import DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, RequestsTransport
-from harvest.workspace import (
-    SHIP_LOG,
-    WORKSPACE_ENV,
-    WorkspaceError,
-    open_private,
-    resolve_workspace,
-)
 
 __all__ = ["build_parser", "cli", "main", "workspace_of"]
 
@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 def workspace_of(option: str | None, env: Mapping[str, str], cwd: Path) -> Path:
     """The workspace: ``--workspace`` (a command-line path: relative to the current directory),
     else ``$HARVEST_WORKSPACE`` read as the crawl reads it
-    (:func:`harvest.workspace.resolve_workspace`)."""
+    (:func:`harvest.base.workspace.resolve_workspace`)."""
     value = (cwd / Path(option).expanduser()).resolve() if option else env.get(WORKSPACE_ENV)
     try:
         return resolve_workspace(value, start=cwd)

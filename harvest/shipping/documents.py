@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from harvest.canonical import NotCanonicalisable, document_hash
-from harvest.dburl import database_url
+from harvest.base.canonical import NotCanonicalisable, document_hash
+from harvest.base.dburl import database_url
+from harvest.base.workspace import WORKSPACE_ENV
 from harvest.shipping.errors import ConfigError
-from harvest.workspace import WORKSPACE_ENV
 from pipelines.item_backends import open_item_store
 from pipelines.store import ItemStoreError, ShippedDocument
 

@@ -7,7 +7,7 @@ import logging
 import re
 from typing import ClassVar
 
-from harvest.scrubbing import TOKEN_MASK, token_pattern
+from harvest.base.scrubbing import TOKEN_MASK, token_pattern
 
 __all__ = [
     "SHIPPED_OUTCOMES",

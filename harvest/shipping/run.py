@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from harvest.clock import format_utc
+from harvest.base.clock import format_utc
 from harvest.schema.published import document_schema_problems
 from harvest.shipping.documents import document_problems, encode, idempotency_key
 from harvest.shipping.endpoints import TOKEN_ENV, EndpointPool

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harvest.clock import utc_now
-from harvest.holder_lock import HolderLock, LockHeld
+from harvest.base.clock import utc_now
+from harvest.base.holder_lock import HolderLock, LockHeld
+from harvest.base.workspace import open_private
 from harvest.shipping.errors import SHIPPED_OUTCOMES, ShipLogError, WorkspaceLocked
-from harvest.workspace import open_private
 
 __all__ = [
     "SHIP_LOCK",
@@ -429,7 +429,7 @@ def _fsync_dir(directory: Path) -> None:
 class WorkspaceLock:
     """``<workspace>/ship-log.lock``: one ``ship.py`` per workspace at a time.
 
-    A :class:`~harvest.holder_lock.HolderLock`: it goes away with the process (even on
+    A :class:`~harvest.base.holder_lock.HolderLock`: it goes away with the process (even on
     ``kill -9``), and its record (pid, host, start time) names the holder in the refusal.
     """
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harvest.identity import normalise_case_number
+from harvest.base.identity import normalise_case_number
 from harvest.sipp.exceptions import ParseError
 from harvest.sipp.html import cells, first, parse_html, rows, text
 

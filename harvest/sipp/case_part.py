@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from harvest.identity import normalise_case_number
+from harvest.base.identity import normalise_case_number
 from harvest.sipp.detail_page import DetailPage
 from harvest.sipp.document import OTHER_KEY, CaseData, HeaderData, ListRowData, TabEntry
 from harvest.sipp.list_page import ListRow

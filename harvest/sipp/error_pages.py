@@ -10,7 +10,7 @@ import html as html_lib
 import re
 from collections.abc import Sequence
 
-from harvest.identity import normalise_case_number
+from harvest.base.identity import normalise_case_number
 
 #: The page kinds ``page_error`` judges (a plain ``str`` parameter, checked at run time, so
 #: callers may pass a value read from request meta).

@@ -20,16 +20,13 @@ from scrapy.http import FormRequest, HtmlResponse, Response
 
 from extensions.config import SchedulerConfig
 from extensions.store import StateError
-from harvest import identity
 from harvest.archive.followups import menus_not_followed
-from harvest.clock import utc_now
-from harvest.close_reasons import BAD_LISTING
-from harvest.court_check import CRAWLED, check_courts, recheck_after, stale
-from harvest.courts import REGISTERED, CourtEntry, read_courts
-from harvest.dburl import DATABASE_URL_ENV, database_url
-from harvest.errors import PageError
-from harvest.items import CasePart, RowProblem
-from harvest.meta import (
+from harvest.base import identity
+from harvest.base.clock import utc_now
+from harvest.base.close_reasons import BAD_LISTING
+from harvest.base.dburl import DATABASE_URL_ENV, database_url
+from harvest.base.items import CasePart, RowProblem
+from harvest.base.meta import (
     META_CASE,
     META_COOKIEJAR,
     META_COURT,
@@ -44,6 +41,10 @@ from harvest.meta import (
     META_SHOWN_LABELS,
     META_WARMUP_URL,
 )
+from harvest.base.workspace import resolve_workspace
+from harvest.court_check import CRAWLED, check_courts, recheck_after, stale
+from harvest.courts import REGISTERED, CourtEntry, read_courts
+from harvest.errors import PageError
 from harvest.parse_report import parsed
 from harvest.parts import build_case_part, build_tab_part, case_context, tab_context
 from harvest.refresh.planner import STAT as REFRESH_STAT
@@ -54,7 +55,6 @@ from harvest.sipp.list_page import by_case_number, listing_enc
 from harvest.sipp.pailit import MENU_SLUG, sub_page_links, sub_page_slug
 from harvest.spider_args import ALL_CASES, MULTI_ARGUMENTS, SippArgs, SpiderArgumentError
 from harvest.validation import raise_for_page_error
-from harvest.workspace import resolve_workspace
 from pipelines.store import ItemStoreError
 
 if TYPE_CHECKING:

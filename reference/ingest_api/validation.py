@@ -1,6 +1,6 @@
 """What the ingest server accepts: the document shape of docs/item-format.md and its content hash.
 
-The canonical form is implemented here on purpose instead of importing ``harvest.canonical``:
+The canonical form is implemented here on purpose instead of importing ``harvest.base.canonical``:
 the ingest API is an outside party (a real application would not share our code), so it
 recomputes the hash from its own reading of the contract, and a drift between the two
 definitions shows up as 422s in the tests instead of passing silently.

@@ -2,7 +2,8 @@
 
 The replica is an outside party: like the reference ingest API it does not import the product.
 Its ground truth (``--truth``) is compared with what the harvest exports, so a drift between
-this reading and ``harvest.identity`` / ``harvest.canonical`` shows up as a failing comparison
+this reading and ``harvest.base.identity`` / ``harvest.base.canonical`` shows up as a failing
+comparison
 instead of passing silently.
 """
 

@@ -24,7 +24,7 @@ import pytest
 import harvest.parts
 from harvest.archive.reparse import Failure, reparse
 from harvest.archive.store import ArchiveIndex, read_entry
-from harvest.identity import dedupe_key
+from harvest.base.identity import dedupe_key
 from harvest.sipp import ParseError
 from harvest.sipp.tabs import TAB_PARSERS
 from pipelines.store import ItemStore
@@ -412,7 +412,7 @@ def test_an_unknown_archive_writer_is_refused_naming_the_setting() -> None:
     from scrapy.settings import Settings
 
     from harvest.archive.middleware import archive_writer
-    from harvest.settings_error import SettingsError
+    from harvest.base.settings_error import SettingsError
 
     assert archive_writer(Settings()) == "thread"
     assert archive_writer(Settings({"HARVEST_ARCHIVE_WRITER": "Process"})) == "process"

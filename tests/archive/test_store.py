@@ -21,8 +21,8 @@ from harvest.archive.store import (
     read_entry,
     status,
 )
-from harvest.holder_lock import HolderLock
-from harvest.scrubbing import REDACTED_HEADER
+from harvest.base.holder_lock import HolderLock
+from harvest.base.scrubbing import REDACTED_HEADER
 from tests.support.archive import exchange, read_all, warcio
 from tests.support.harvest_run import scrapy_command
 

@@ -7,6 +7,7 @@ import stat
 import pytest
 from scrapy.settings import Settings
 
+from harvest.base.settings_error import SettingsError
 from harvest.clearance import (
     DEFAULT_COOKIES,
     DEFAULT_EXECUTABLE,
@@ -14,7 +15,6 @@ from harvest.clearance import (
     DEFAULT_TIMEOUT,
     BrowserConfig,
 )
-from harvest.settings_error import SettingsError
 
 pytestmark = pytest.mark.browser
 

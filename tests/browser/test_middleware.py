@@ -15,12 +15,12 @@ import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse
 
+from harvest.base.meta import META_FAIL, META_GENERATION
 from harvest.clearance import (
     OFF_REASON,
     ChallengeNotPassed,
     is_challenge,
 )
-from harvest.meta import META_FAIL, META_GENERATION
 from tests.support.clearance import (
     SECRET,
     SITE,

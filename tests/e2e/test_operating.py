@@ -136,7 +136,7 @@ def test_a_court_behind_a_challenge_with_the_browser_off_exits_4(tmp_path: Path)
 
 
 def test_a_second_crawl_of_a_locked_court_is_refused_with_1(tmp_path: Path) -> None:
-    from harvest.holder_lock import HolderLock
+    from harvest.base.holder_lock import HolderLock
 
     workspace = tmp_path / "ws"
     workspace.mkdir(mode=0o700)

@@ -19,8 +19,8 @@ import pytest
 from extensions.pg_store import PostgresRequestStore
 from extensions.state_queries import reason_group
 from extensions.store import RunInfo
-from harvest.dburl import url_password
-from harvest.scrubbing import redact_url
+from harvest.base.dburl import url_password
+from harvest.base.scrubbing import redact_url
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
     crawl,

@@ -19,10 +19,10 @@ import pytest
 from scrapy.settings import Settings
 
 from extensions.config import SchedulerConfig
+from harvest.base.settings_error import SettingsError
 from harvest.contact import NO_CONTACT_WARNING, ContactAddon
 from harvest.courts import CourtListError, read_courts
 from harvest.settings_check import PREFIXES, check, known_settings
-from harvest.settings_error import SettingsError
 from harvest.spider_args import SippArgs, SpiderArgumentError
 from tests.support.paths import REPO, SCRAPY
 

@@ -1,5 +1,5 @@
 """A fatal close is said once (harvest/fatal.py), its reasons are spelt once
-(harvest/close_reasons.py), and a full archive is recognised through the
+(harvest/base/close_reasons.py), and a full archive is recognised through the
 writer process's pickled errors (harvest/archive/middleware.py), without a crawl."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from scrapy.utils.test import get_crawler
 
 from harvest.archive.middleware import disk_full
 from harvest.archive.store import ArchiveError
-from harvest.close_reasons import (
+from harvest.base.close_reasons import (
     ARCHIVE_ERROR,
     BAD_LISTING,
     FATAL_ADVICE,

@@ -18,7 +18,7 @@ from scrapy.utils.project import get_project_settings
 from scrapy.utils.test import get_crawler
 
 from extensions.logformatter import PartLogFormatter
-from harvest.items import CasePart
+from harvest.base.items import CasePart
 from pipelines.store import ItemStoreError
 from reference.sipp_site.testing import running_replica
 from tests.support.disk import grow, small_tmpfs

@@ -1,10 +1,11 @@
-"""Secrets are scrubbed by one module (harvest/scrubbing.py): each way a secret is kept out of a
+"""Secrets are scrubbed by one module (harvest/base/scrubbing.py): each way a secret is kept out
+of a
 text, on concrete texts."""
 
 from __future__ import annotations
 
-from harvest.dburl import scrub
-from harvest.scrubbing import (
+from harvest.base.dburl import scrub
+from harvest.base.scrubbing import (
     MASK,
     REDACTED_HEADER,
     SECRET_HEADERS,

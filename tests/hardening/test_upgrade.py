@@ -30,7 +30,7 @@ from tests.support.previous_release import previous_release
 from tests.support.waiting import wait_until
 
 COURT = "pn-replika"
-FORMAT = 2  # harvest.canonical.ITEM_SCHEMA_VERSION, spelled out: the test pins it
+FORMAT = 2  # harvest.base.canonical.ITEM_SCHEMA_VERSION, spelled out: the test pins it
 
 
 def _sql(path: Path, sql: str) -> list[tuple[object, ...]]:

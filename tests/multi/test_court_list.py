@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from harvest.base.meta import META_COURT, META_KEY, META_WARMUP_URL
 from harvest.courts import CourtEntry, CourtListError, read_courts
-from harvest.meta import META_COURT, META_KEY, META_WARMUP_URL
 from harvest.spider_args import SpiderArgumentError
 from harvest.spiders.sipp import MULTI_COURT_ID, SippSpider
 

@@ -8,8 +8,8 @@ import asyncio
 import pytest
 from scrapy import Request
 
+from harvest.base.meta import META_COURT, META_FAIL
 from harvest.clearance import ChallengeNotPassed
-from harvest.meta import META_COURT, META_FAIL
 from tests.support.clearance import SITE, gate_request, send_through, stand_in_middleware
 
 OTHER = "http://sipp.pn-other.go.id/"

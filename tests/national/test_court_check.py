@@ -15,10 +15,10 @@ from scrapy.http import HtmlResponse
 from extensions.pg_store import PostgresRequestStore
 from extensions.sqlite_store import SqliteRequestStore
 from extensions.store import COURT_ACCESS_COLUMNS, CourtCheck, CourtRecord
+from harvest.base.meta import META_COURT
 from harvest.court_check import Answer, Hop, classify, effective_base
 from harvest.court_proxy import CourtProxyMiddleware
 from harvest.courts import DIRECTORY, CourtListError, read_courts, read_directory, resolve_proxy
-from harvest.meta import META_COURT
 from harvest.sipp.error_pages import JS_CHALLENGE
 from tests.support.postgres import pg_database, pg_server  # noqa: F401  (fixtures)
 

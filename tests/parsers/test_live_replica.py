@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import requests
 
-from harvest.identity import normalise_case_number
+from harvest.base.identity import normalise_case_number
 from harvest.sipp import (
     ListRow,
     case_part_data,

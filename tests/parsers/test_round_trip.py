@@ -12,7 +12,7 @@ from typing import Literal
 
 import pytest
 
-from harvest.identity import normalise_case_number
+from harvest.base.identity import normalise_case_number
 from harvest.sipp import (
     ListRow,
     case_part_data,

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from harvest.canonical import canonical_json, document_hash, document_hash_from_json
+from harvest.base.canonical import canonical_json, document_hash, document_hash_from_json
 from pipelines.store import ItemStore, merge_document
 from tests.support.items import case_data
 

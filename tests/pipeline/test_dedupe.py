@@ -13,7 +13,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from harvest.items import CasePart
+from harvest.base.items import CasePart
 from pipelines.dedupe import DedupeConfig, DedupePipeline
 from pipelines.store import ItemStoreError
 from tests.support.item_backends import ItemBackend

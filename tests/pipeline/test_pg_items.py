@@ -14,8 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
-from harvest.dburl import url_password
-from harvest.scrubbing import redact_url
+from harvest.base.dburl import url_password
+from harvest.base.scrubbing import redact_url
 from pipelines.item_backends import open_item_store
 from pipelines.pg_items import PostgresItemStore
 from pipelines.store import ItemStore, ItemStoreError, merge_document

@@ -30,7 +30,7 @@ KEY = f"sipp.{COURT}:{NUMBER}"
 
 
 def sha256_of(obj: object) -> str:
-    """The content hash computed here, independently of harvest.canonical."""
+    """The content hash computed here, independently of harvest.base.canonical."""
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 

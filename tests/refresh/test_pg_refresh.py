@@ -22,7 +22,7 @@ from scrapy.utils.request import RequestFingerprinter
 
 from extensions.config import SchedulerConfig
 from extensions.scheduler import HarvestScheduler
-from harvest.scrubbing import redact_url
+from harvest.base.scrubbing import redact_url
 from reference.sipp_site.court import TODAY
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import crawl, exported, mismatches, scrapy_command, truth_by_key

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from extensions.store import Generation, RowState
-from harvest.canonical import canonical_json
+from harvest.base.canonical import canonical_json
+from harvest.base.settings_error import SettingsError
 from harvest.refresh.planner import (
     RefreshConfig,
     RefreshPlanner,
@@ -24,7 +25,6 @@ from harvest.refresh.policy import (
     last_change_day,
     pending_steps,
 )
-from harvest.settings_error import SettingsError
 
 D = dt.date.fromisoformat
 

@@ -15,7 +15,7 @@ from extensions.progress import Pace, progress_line
 from extensions.state_queries import CourtProgress
 from extensions.stopping import StopGuard, stop_timeout
 from extensions.store import CourtPause
-from harvest.settings_error import SettingsError
+from harvest.base.settings_error import SettingsError
 from harvest.status_check import Thresholds, failures
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from extensions.pg_store import PostgresRequestStore
 from extensions.store import CrawlLocked, RunInfo, Status
-from harvest.liveness import holder_state, process_identity
+from harvest.base.liveness import holder_state, process_identity
 from tests.support.paths import REPO
 
 HOST = socket.gethostname()

@@ -23,8 +23,8 @@ from scrapy.settings import Settings
 from extensions.config import SchedulerConfig
 from extensions.pg_store import LeaseLost, PostgresRequestStore
 from extensions.store import NOTICES, CrawlLocked, RunInfo, StateError, Status
-from harvest.scrubbing import redact_url
-from harvest.settings_error import SettingsError
+from harvest.base.scrubbing import redact_url
+from harvest.base.settings_error import SettingsError
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import (
     crawl,

@@ -15,8 +15,8 @@ from twisted.python.failure import Failure
 from extensions.config import SchedulerConfig
 from extensions.scheduler import HarvestScheduler
 from extensions.store import CrawlLocked
-from harvest.meta import META_PARENT, META_RID
-from harvest.settings_error import SettingsError
+from harvest.base.meta import META_PARENT, META_RID
+from harvest.base.settings_error import SettingsError
 from tests.support.scheduler import StatsStub, UnitSpider, req
 
 

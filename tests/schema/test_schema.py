@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from harvest.canonical import document_hash
+from harvest.base.canonical import document_hash
 from harvest.schema.__main__ import outputs
 from harvest.schema.published import document_schema_problems
 from harvest.shipping.run import plan

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harvest.canonical import document_hash
+from harvest.base.canonical import document_hash
 from harvest.shipping.documents import (
     document_problems,
     encode,

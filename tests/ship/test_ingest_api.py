@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from harvest.canonical import document_hash
+from harvest.base.canonical import document_hash
 from tests.support.ingest import TOKEN, IngestServer
 from tests.support.paths import PY, REPO
 from tests.support.waiting import wait_until

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from harvest.canonical import document_hash
+from harvest.base.canonical import document_hash
 from harvest.shipping.endpoints import EndpointPool
 from harvest.shipping.errors import (
     AuthError,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from harvest.canonical import content_hash, document_hash
+from harvest.base.canonical import content_hash, document_hash
 from reference.sipp_site.testing import running_replica
 from tests.support.harvest_run import crawl, state_query, truth_by_key
 from tests.support.ingest import IngestServer, documents, log_lines, run_ship

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from harvest.identity import dedupe_key
+from harvest.base.identity import dedupe_key
 from reference.sipp_site.court import LABEL_ERROR, make_court
 from reference.sipp_site.faults import KINDS, FaultConfig, FaultConfigError
 from reference.sipp_site.formats import date_en, date_id, decimal_money, rupiah

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import requests
 
-from harvest.identity import dedupe_key
+from harvest.base.identity import dedupe_key
 from reference.sipp_site.court import TODAY, make_court
 from reference.sipp_site.model import CourtData, number_of, write_truth
 from reference.sipp_site.site import Site

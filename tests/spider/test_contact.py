@@ -6,8 +6,8 @@ import pytest
 from scrapy.utils.test import get_crawler
 
 from harvest import settings as project
+from harvest.base.settings_error import SettingsError
 from harvest.contact import DEFAULT_CONTACT, user_agent
-from harvest.settings_error import SettingsError
 
 
 def agent_for(**settings: str) -> str:

@@ -7,7 +7,7 @@ from scrapy import Request, Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from harvest.meta import META_CUT_DIGEST, META_EXPECT, META_PAGE_ERROR
+from harvest.base.meta import META_CUT_DIGEST, META_EXPECT, META_PAGE_ERROR
 from harvest.validation import SippValidationMiddleware
 from tests.support.pages import FIXTURES
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harvest.identity import (
+from harvest.base.identity import (
     IdentityError,
     case_key,
     court_id_from_url,

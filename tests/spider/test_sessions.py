@@ -91,7 +91,7 @@ def test_a_request_that_failed_leaves_its_session_to_it() -> None:
     from scrapy import Request
     from twisted.internet.error import TimeoutError as TxTimeoutError
 
-    from harvest.meta import META_GROUP
+    from harvest.base.meta import META_GROUP
     from harvest.sessions import SippSessionMiddleware
 
     async def scenario() -> tuple[str, str, str]:

@@ -6,7 +6,7 @@ from scrapy import Request, Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from harvest.meta import META_EXPECT, META_FORCE_WARM
+from harvest.base.meta import META_EXPECT, META_FORCE_WARM
 from harvest.validation import SESSION_VALUE_LOST, SippValidationMiddleware
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harvest.canonical import document_hash
+from harvest.base.canonical import document_hash
 from tests.support.paths import REPO, SCRAPY
 
 #: Scrapy settings for crawling the replica (``-s NAME=VALUE``): it is ours, so no politeness

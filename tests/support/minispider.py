@@ -18,7 +18,7 @@ from scrapy import Request, Spider
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 
-from harvest.workspace import resolve_workspace
+from harvest.base.workspace import resolve_workspace
 
 ITEMS_DB = "mini-items.sqlite"
 

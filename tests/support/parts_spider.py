@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 from scrapy import Spider
 
-from harvest.items import CasePart
+from harvest.base.items import CasePart
 
 NUMBER = "1/Pid.B/2024/PN Tst"
 TABS = [

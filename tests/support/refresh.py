@@ -18,7 +18,7 @@ from scrapy.http import HtmlResponse
 
 from extensions.scheduler import HarvestScheduler
 from extensions.store import Generation, RequestStore
-from harvest.meta import META_REFRESH_GENERATION
+from harvest.base.meta import META_REFRESH_GENERATION
 from tests.support.harvest_run import crawl_command, start, state_query
 from tests.support.scheduler import UnitSpider, req
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from scrapy import Request, Spider
 
-from harvest.meta import META_KEY
+from harvest.base.meta import META_KEY
 from tests.support.harvest_run import FAST_SETTINGS, settings_args, state_query
 from tests.support.paths import SCRAPY
 from tests.support.waiting import wait_until

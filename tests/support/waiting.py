@@ -40,7 +40,8 @@ def wait_until(
 
 
 def lock_holder(path: Path) -> dict[str, Any]:
-    """The holder record of a :class:`harvest.holder_lock.HolderLock` file (``{}`` if none yet).
+    """The holder record of a :class:`~harvest.base.holder_lock.HolderLock` file (``{}`` if none
+    yet).
 
     The holder truncates then writes its record: a look in between sees an empty or partial file.
     """

@@ -5,7 +5,7 @@ the owner adds), written when the lock is taken. A process that finds the lock t
 record, so its refusal can name the holder. The OS drops an ``flock`` when its process dies (even
 on ``kill -9``): a lock file left behind never blocks anyone, there is nothing stale to clean.
 
-Imports nothing of the project but :mod:`harvest.workspace` (a base module: see
+Imports nothing of the project but :mod:`harvest.base.workspace` (a base module: see
 ``[tool.importlinter]`` in pyproject.toml); ``ship.py`` uses it too.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harvest.workspace import open_private
+from harvest.base.workspace import open_private
 
 __all__ = ["HolderLock", "LockHeld"]
 

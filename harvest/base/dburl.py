@@ -2,7 +2,7 @@
 
 A base module (standard library only): the request store (:mod:`extensions.pg_store`), the
 item store (:mod:`pipelines.store`), the commands and the shipper all read the URL and name it
-through these functions; its password is hidden by :mod:`harvest.scrubbing` (``redact_url``,
+through these functions; its password is hidden by :mod:`harvest.base.scrubbing` (``redact_url``,
 ``hide``), the same way everywhere.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from urllib.parse import parse_qsl, urlsplit
 
-from harvest.scrubbing import hide
+from harvest.base.scrubbing import hide
 
 __all__ = [
     "DATABASE_URL_ENV",
