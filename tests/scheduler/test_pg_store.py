@@ -399,6 +399,37 @@ def test_a_group_transaction_that_failed_is_never_committed_as_if_it_had_not(
         assert conn.execute("SELECT count(*) FROM requests").fetchone() == (0,)
 
 
+def test_a_server_lost_before_the_group_commit_says_what_to_do_and_records_nothing(
+    url: str, opened
+) -> None:
+    """The outage that meets the group COMMIT rather than a statement (fresh-clone CI met it by
+    timing, issue 24): one StateError naming what to do, nothing of the group recorded, and
+    nothing more written in the run."""
+    commits: list[Callable[[], None]] = []
+    s = opened(url, defer_commit=commits.append)
+    s.add(new("case|c1|1"), 1)
+    assert commits == [s.commit]  # the group is open, its COMMIT scheduled
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'harvest' AND pid <> pg_backend_pid()"
+        )
+    with pytest.raises(StateError) as info:
+        s.commit()
+    message = str(info.value)
+    assert message.startswith("cannot commit the request state postgresql://")
+    assert message.endswith(
+        "nothing of the last moment was recorded, and nothing more will be in this run; check "
+        "that the PostgreSQL server runs and is reachable (HARVEST_DATABASE_URL), then run "
+        "again: the next run redoes it"
+    )
+    assert _password(url) not in message
+    with pytest.raises(StateError, match="a commit of the request state failed: no more state"):
+        s.add(new("case|c1|2"), 1)
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM requests").fetchone() == (0,)
+
+
 # --- the setting ------------------------------------------------------------------------------
 
 
