@@ -20,10 +20,13 @@ machines set ``PYTHONDONTWRITEBYTECODE``, so each process the tests start compil
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from _pytest.nodeid import NodeId
 
 from tests.support.bytecode import compile_checkout
+from tests.support.harvest_run import STARTED, kill_started_since
 from tests.support.postgres import pg_database, pg_server, stop_shared_server
 
 __all__ = ["pg_database", "pg_server"]
@@ -89,6 +92,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                  for m in item.iter_markers("xdist_group")]  # fmt: skip
         if marks and "@" not in item.nodeid.rpartition("]")[2]:
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(map(str, set(marks))))}")  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _no_process_outlives_its_test() -> Iterator[None]:
+    """A process a test started with ``harvest_run.start`` and left running (its assertion
+    failed before it waited) is killed when the test ends, not garbage-collected in the next
+    test, which would fail on the ``ResourceWarning``. Module fixtures' processes started before
+    this test are left alone."""
+    mark = len(STARTED)
+    yield
+    kill_started_since(mark)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

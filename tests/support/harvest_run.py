@@ -68,10 +68,29 @@ def run(
     return proc
 
 
+#: Every process :func:`start` started, for :func:`kill_started_since` (tests/conftest.py).
+STARTED: list[subprocess.Popen[bytes]] = []
+
+
 def start(cmd: Sequence[str], log: Path) -> subprocess.Popen[bytes]:
-    """Start ``cmd`` in the checkout, its output appended to ``log``."""
+    """Start ``cmd`` in the checkout, its output appended to ``log``. A process still running
+    when its test ends (a failed assertion left it) is killed then: the next test on the worker
+    does not inherit it."""
     with log.open("ab") as out:
-        return subprocess.Popen(list(cmd), cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(list(cmd), cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+    STARTED.append(proc)
+    return proc
+
+
+def kill_started_since(mark: int) -> list[subprocess.Popen[bytes]]:
+    """Kill and reap the processes :func:`start` started after the first ``mark`` that still run;
+    forget them all. Returns the ones killed."""
+    killed = [proc for proc in STARTED[mark:] if proc.poll() is None]
+    for proc in killed:
+        proc.kill()
+        proc.wait()
+    del STARTED[mark:]
+    return killed
 
 
 def crawl(
