@@ -2,10 +2,9 @@
 
 When a store the crawl writes to fails (the request state, the item store, the page archive),
 every request still in flight meets the same failure. The first component to meet it closes
-the spider with its fatal close reason (``harvest.base.close_reasons.FATAL_CLOSE_REASONS``) and
-logs
-the one ERROR line that says what failed and what to do; each later failure of the same crawl
-is logged at DEBUG, with its detail, so that ``-s LOG_LEVEL=DEBUG`` shows them all.
+the spider with its fatal close reason (``harvest.base.close_reasons.FATAL_CLOSE_REASONS``)
+and logs the one ERROR line that says what failed and what to do; each later failure of the
+same crawl is logged at DEBUG, with its detail, so that ``-s LOG_LEVEL=DEBUG`` shows them all.
 
 Stats: ``harvest/fatal/<reason>`` counts the failures met per reason (the first included).
 """

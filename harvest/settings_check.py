@@ -11,8 +11,7 @@ has been read (project, environment, ``-s``, scrapyd's ``setting=``), before any
   ``ValueError`` traceback from deep inside a component, or takes any non-empty string as true).
 
 A refusal is a :class:`harvest.base.settings_error.SettingsError`: ``scrapy crawl`` prints it
-as one
-line and exits 1 (README, "Exit status").
+as one line and exits 1 (README, "Exit status").
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ def open_item_store(
 ) -> ItemStore:
     """The item store every caller opens: ``<workspace>/items.sqlite``, or the PostgreSQL
     database of ``database_url`` (``HARVEST_DATABASE_URL``, see
-    :func:`harvest.base.dburl.database_url`)
-    when it is set. Raises :class:`ItemStoreError` as :meth:`ItemStore.open` does."""
+    :func:`harvest.base.dburl.database_url`) when it is set. Raises :class:`ItemStoreError` as
+    :meth:`ItemStore.open` does."""
     if database_url:
         # imported here, not at the top: psycopg costs every SQLite command (scrapy status,
         # ship.py) its import time; no cycle (pg_items imports store, not this module)

@@ -905,9 +905,8 @@ class ItemStore:
 
     def changes_since(self, since: str, *, court: str) -> tuple[int, int]:
         """For a refresh that started at ``since`` (:mod:`harvest.base.clock` text): how many
-        of the
-        court's documents stored before it changed after it (their version moved), and how many
-        were first stored after it."""
+        of the court's documents stored before it changed after it (their version moved), and
+        how many were first stored after it."""
         try:
             row = self._execute(
                 "SELECT coalesce(sum(CASE WHEN first_seen < ? AND updated_at >= ? THEN 1 ELSE 0"

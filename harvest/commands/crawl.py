@@ -5,10 +5,10 @@ Scrapy exits 0 whenever the crawl started. This command exits with the code of
 fatal error, 3 failed requests left, 4 blocked by a JavaScript challenge with the browser off,
 5 stopped with requests still waiting (also a stop forced by a second signal or overdue past
 ``HARVEST_STOP_TIMEOUT``: :mod:`extensions.stopping`). A bad spider argument is one line on
-stderr (no traceback) and exit 1; a fatal close
-(:data:`harvest.base.close_reasons.FATAL_ADVICE`: the
-request state or the item store failed, e.g. a full disk) adds one line saying what to do. The
-summary itself is logged by :class:`extensions.progress.ProgressReporter`.
+stderr (no traceback) and exit 1; a fatal close (the request state or the item store failed,
+e.g. a full disk) adds one line saying what to do
+(:data:`harvest.base.close_reasons.FATAL_ADVICE`). The summary itself is logged by
+:class:`extensions.progress.ProgressReporter`.
 """
 
 from __future__ import annotations

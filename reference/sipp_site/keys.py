@@ -3,8 +3,7 @@
 The replica is an outside party: like the reference ingest API it does not import the product.
 Its ground truth (``--truth``) is compared with what the harvest exports, so a drift between
 this reading and ``harvest.base.identity`` / ``harvest.base.canonical`` shows up as a failing
-comparison
-instead of passing silently.
+comparison instead of passing silently.
 """
 
 from __future__ import annotations

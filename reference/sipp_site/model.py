@@ -358,9 +358,9 @@ class CourtData:
 def write_truth(data: CourtData, out: IO[str]) -> int:
     """Write one ground-truth document per line, sorted by dedupe key; return the count.
 
-    Each line is :func:`harvest.base.canonical.canonical_json`, the form ``scrapy export
-    --no-hash``
-    writes, so a complete harvest's export equals this file byte for byte.
+    Each line is :func:`harvest.base.canonical.canonical_json`, the form
+    ``scrapy export --no-hash`` writes, so a complete harvest's export equals this file byte
+    for byte.
     """
     n = 0
     docs = sorted(
