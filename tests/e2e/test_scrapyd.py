@@ -29,6 +29,7 @@ from tests.support.scrapyd import (
     build_egg,
     copy_tracked,
     make_host,
+    site_packages,
     wait_finished,
 )
 from tests.support.waiting import wait_until
@@ -81,14 +82,7 @@ def test_scrapyd_host_refuses_a_venv_with_harvest_installed(
     host_python: Path, src: Path, tmp_path: Path
 ) -> None:
     """The check looks at the host's interpreter, not at ./harvest of the checkout it runs in."""
-    site = Path(
-        subprocess.run(
-            [str(host_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
+    site = site_packages(host_python)
     (site / "harvest-installed-here.pth").write_text(f"{src}\n")
     try:
         again = subprocess.run(

@@ -105,14 +105,7 @@ def make_host(home: Path, installed: Path | None = None) -> Path:
             continue  # the project installed in the test environment: not on a host
         (deps / entry.name).symlink_to(entry)
     python = home / "venv" / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
+    site = site_packages(python)
     (site / "harvest-host-deps.pth").write_text(f"{deps}\n")
     if installed is not None:
         for package in ("harvest", "extensions", "pipelines"):
@@ -151,3 +144,14 @@ def wait_finished(sock: Path, job: str, timeout: float = 300) -> None:
         timeout=timeout,
         what=f"scrapyd job {job} finishes",
     )
+
+
+def site_packages(python: Path) -> Path:
+    """The ``site-packages`` directory of the interpreter ``python`` (a host's venv)."""
+    out = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return Path(out.strip())
