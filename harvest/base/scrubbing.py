@@ -69,7 +69,7 @@ def mask_userinfo(value: str) -> str:
 def scrub_credentials(text: str) -> str:
     """``text`` without the userinfo of its URLs, and with its ``Authorization`` values and
     ``token=``-like parameters as :data:`MASK`."""
-    text = _USERINFO.sub(r"\1", text)
+    text = strip_userinfo(text)
     text = _AUTH_HEADER.sub(r"\1\2" + MASK, text)
     return _SECRET_PARAM.sub(r"\1=" + MASK, text)
 
